@@ -1,0 +1,2 @@
+export { loadConfig, ConfigError } from './load.ts';
+export { env } from './fields.ts';

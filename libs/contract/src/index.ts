@@ -1,0 +1,3 @@
+export * from './enums.ts';
+export * from './resources.ts';
+export * from './requests.ts';

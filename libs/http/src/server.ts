@@ -1,0 +1,82 @@
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import type { Logger } from '@preflight/log';
+
+export interface ServeOptions {
+  app: Express;
+  port: number;
+  host?: string;
+  logger: Logger;
+  /** Called once SIGTERM/SIGINT arrives, before the listener closes (readiness goes 503). */
+  onDrain?: () => void;
+  /** Resources to release after the last in-flight request finished, in order. */
+  onShutdown?: Array<() => Promise<unknown>>;
+  /** How long in-flight requests get to finish before their connections are cut. */
+  shutdownTimeoutMs?: number;
+  /** Exit the process once shut down (off in tests that run several apps in one process). */
+  exitOnShutdown?: boolean;
+}
+
+export interface RunningServer {
+  server: Server;
+  port: number;
+  shutdown(reason?: string): Promise<void>;
+}
+
+/**
+ * Listens, and on SIGTERM/SIGINT stops gracefully: readiness fails first, the listener stops
+ * accepting, in-flight requests finish (or are cut at the deadline), then pools and
+ * connections close. Nothing acknowledged is lost by a rolling update.
+ */
+export async function serve(opts: ServeOptions): Promise<RunningServer> {
+  const { app, logger } = opts;
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(opts.port, opts.host ?? '0.0.0.0', (err?: Error) => (err ? reject(err) : resolve(s)));
+    s.once('error', reject);
+  });
+  // Longer than typical load-balancer idle timeouts, so the balancer closes idle sockets first.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : opts.port;
+  logger.info({ port }, 'listening');
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (reason = 'shutdown') =>
+    (stopping ??= (async () => {
+      logger.info({ reason }, 'draining');
+      opts.onDrain?.();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const deadline = setTimeout(() => server.closeAllConnections(), opts.shutdownTimeoutMs ?? 10_000);
+      await closed;
+      clearTimeout(deadline);
+      for (const release of opts.onShutdown ?? []) {
+        try {
+          await release();
+        } catch (err) {
+          logger.warn({ err }, 'error while releasing a resource at shutdown');
+        }
+      }
+      logger.info('stopped');
+      if (opts.exitOnShutdown ?? true) process.exit(0);
+    })());
+
+  if (opts.exitOnShutdown ?? true) {
+    process.once('SIGTERM', () => void shutdown('SIGTERM'));
+    process.once('SIGINT', () => void shutdown('SIGINT'));
+  }
+  return { server, port, shutdown };
+}
+
+/** A crash must not be silent: log it with its trace and let the orchestrator restart us. */
+export function exitOnFatalErrors(logger: Logger): void {
+  process.on('unhandledRejection', (err) => {
+    logger.fatal({ err }, 'unhandled promise rejection');
+    process.exit(1);
+  });
+  process.on('uncaughtException', (err) => {
+    logger.fatal({ err }, 'uncaught exception');
+    process.exit(1);
+  });
+}

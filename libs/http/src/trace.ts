@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { currentTrace, traceStore, type TraceContext } from '@preflight/log';
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+const ZERO_TRACE = '0'.repeat(32);
+const ZERO_SPAN = '0'.repeat(16);
+
+/** Parses a W3C `traceparent`; undefined for anything the Trace Context spec says to ignore. */
+export function parseTraceparent(header: string | undefined): TraceContext | undefined {
+  if (!header) return undefined;
+  const m = TRACEPARENT.exec(header.trim().toLowerCase());
+  if (!m) return undefined;
+  const [, version, traceId, parentId, flags, rest] = m as unknown as [string, string, string, string, string, string?];
+  if (version === 'ff' || (version === '00' && rest !== undefined)) return undefined;
+  if (traceId === ZERO_TRACE || parentId === ZERO_SPAN) return undefined;
+  return { traceId, spanId: parentId, flags };
+}
+
+export function newSpanId(): string {
+  return randomBytes(8).toString('hex');
+}
+
+export function newTrace(): TraceContext {
+  return { traceId: randomBytes(16).toString('hex'), spanId: newSpanId(), flags: '01' };
+}
+
+/** The `traceparent` to send on a call made while handling the current request. */
+export function outgoingTraceparent(trace: TraceContext | undefined = currentTrace()): string | undefined {
+  return trace ? `00-${trace.traceId}-${trace.spanId}-${trace.flags}` : undefined;
+}
+
+/**
+ * Joins the caller's trace when it sent a valid `traceparent` (this hop gets a span of its
+ * own), or starts one. Everything downstream of this middleware runs inside the trace.
+ */
+export const traceMiddleware: RequestHandler = (req, res, next) => {
+  const incoming = parseTraceparent(req.header('traceparent'));
+  const trace: TraceContext = incoming ? { ...incoming, spanId: newSpanId() } : newTrace();
+  res.setHeader('X-Trace-Id', trace.traceId);
+  traceStore.run(trace, next);
+};
