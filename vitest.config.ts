@@ -1,16 +1,33 @@
 import { defineConfig } from 'vitest/config';
 
-// One run over every workspace: unit, integration (real Postgres/Redis/NATS) and end-to-end
-// suites. Each test file isolates itself (own schema, stream, key prefix), so files run in
-// parallel; two workers match the two cores this project is sized for.
+// Two projects in one run. "unit" covers libraries, services (in-process against real
+// Postgres/Redis/NATS) and tooling checks; "e2e" drives the services as separate processes over
+// HTTP. Every file isolates itself (own schema, stream, key prefix, organisation), so files run
+// in parallel; two workers match the two cores this project is sized for.
 export default defineConfig({
   test: {
-    include: ['libs/*/src/**/*.test.ts', 'libs/*/test/**/*.test.ts', 'services/*/src/**/*.test.ts', 'services/*/test/**/*.test.ts', 'tests/**/*.test.ts'],
-    exclude: ['**/node_modules/**', '**/dist/**'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
-    hookTimeout: 90_000,
+    hookTimeout: 120_000,
+    exclude: ['**/node_modules/**', '**/dist/**'],
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.preflight/test-results.json' }]] : ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'tests/charts/**/*.test.ts', 'tests/proto/**/*.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['tests/e2e/**/*.test.ts'],
+          globalSetup: ['tests/support/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

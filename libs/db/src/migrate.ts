@@ -1,4 +1,7 @@
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any service's typed database
+
 import type { Logger } from '@preflight/log';
 
 /** Migrations in order of their names (`0001_init`, `0002_…`), listed statically so bundles keep them. */
@@ -8,7 +11,7 @@ export type MigrationSet = Record<string, Migration>;
  * Brings the service's schema to the latest version. Safe to run from several replicas or a
  * hook Job at once: kysely serialises runs with a lock row in the schema's own migration table.
  */
-export async function migrateToLatest(db: Kysely<unknown>, schema: string, migrations: MigrationSet, logger?: Logger): Promise<void> {
+export async function migrateToLatest(db: Kysely<any>, schema: string, migrations: MigrationSet, logger?: Logger): Promise<void> {
   await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
   const migrator = new Migrator({
     db,

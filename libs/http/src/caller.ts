@@ -46,6 +46,16 @@ export function orgScopeOf(caller: Caller): string | undefined {
   return caller.kind === 'api-key' ? caller.orgId : undefined;
 }
 
+/**
+ * Public (`/api/v1`) routes act for an API key's organisation. The operator token never
+ * authenticates there (admin-api-v1.md), so any other caller is turned away as unauthenticated.
+ */
+export function requireApiKey(req: Request): Extract<Caller, { kind: 'api-key' }> {
+  const caller = callerOf(req);
+  if (caller.kind !== 'api-key') throw new AppError('unauthorized', 'This endpoint is called with an API key.');
+  return caller;
+}
+
 export function requireAdmin(req: Request): void {
   if (callerOf(req).kind !== 'admin') throw new AppError('forbidden', 'This operation is reserved to the operator.');
 }

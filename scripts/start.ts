@@ -1,0 +1,222 @@
+/**
+ * `npm start`: runs the whole system locally. Checks that PostgreSQL, Redis and NATS answer,
+ * creates the database, starts every service as its own process (each applies its own
+ * migrations), seeds a demo organisation on first run, prints what to try, and stops every
+ * service cleanly on Ctrl-C.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import pg from 'pg';
+import { REPO_ROOT, SERVICES, spawnService, waitUntilReady, type ServiceName, type ServiceProcess } from './lib/services.ts';
+
+const env = {
+  DATABASE_URL: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/preflight',
+  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+};
+const STATE_FILE = join(REPO_ROOT, '.preflight', 'local.json');
+
+interface LocalState {
+  adminToken?: string;
+  demo?: { orgId: string; key: string; campaignId: string };
+}
+
+const START_HINTS: Record<string, string> = {
+  PostgreSQL: 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
+  Redis: 'redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no',
+  NATS: 'nats-server -js -a 127.0.0.1 -p 4222 &   (JetStream must be enabled: -js)',
+};
+
+function reachable(url: string, fallbackPort: number): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: u.hostname, port: Number(u.port || fallbackPort), timeout: 2000 });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('timeout', () => (socket.destroy(), resolve(false)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function checkInfrastructure(): Promise<void> {
+  const checks: Array<[string, string, string, number]> = [
+    ['PostgreSQL', 'DATABASE_URL', env.DATABASE_URL, 5432],
+    ['Redis', 'REDIS_URL', env.REDIS_URL, 6379],
+    ['NATS', 'NATS_URL', env.NATS_URL, 4222],
+  ];
+  let ok = true;
+  for (const [name, variable, url, port] of checks) {
+    if (await reachable(url, port)) continue;
+    ok = false;
+    const u = new URL(url);
+    console.error(`✗ ${name} is not reachable at ${u.hostname}:${u.port || port} (${variable}).`);
+    console.error(`  Start it with: ${START_HINTS[name]}`);
+    console.error(`  or point ${variable} at a running one.`);
+  }
+  if (!ok) process.exit(1);
+}
+
+async function ensureDatabase(): Promise<void> {
+  const target = new URL(env.DATABASE_URL);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, '')) || 'postgres';
+  const admin = new URL(env.DATABASE_URL);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (!rowCount) {
+      await client.query(`create database "${name.replaceAll('"', '""')}"`);
+      console.log(`• created database ${name}`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+function loadState(): LocalState {
+  try {
+    return JSON.parse(readFileSync(STATE_FILE, 'utf8')) as LocalState;
+  } catch {
+    return {};
+  }
+}
+
+function saveState(state: LocalState): void {
+  mkdirSync(join(REPO_ROOT, '.preflight'), { recursive: true });
+  writeFileSync(STATE_FILE, JSON.stringify(state, null, 2), { mode: 0o600 });
+}
+
+/** Pino lines become `name level message key=value…`; anything else passes through. */
+function printLine(name: ServiceName, line: string): void {
+  try {
+    const { level, msg, time: _t, service: _s, name: _n, pid: _p, hostname: _h, ...rest } = JSON.parse(line) as Record<string, unknown>;
+    const fields = Object.entries(rest)
+      .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+      .join(' ');
+    console.log(`${name.padEnd(9)} ${String(level).padEnd(5)} ${String(msg ?? '')} ${fields}`);
+  } catch {
+    console.log(`${name.padEnd(9)} ${line}`);
+  }
+}
+
+async function api(base: string, token: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} → ${res.status}: ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+async function seedDemo(base: string, adminToken: string, state: LocalState): Promise<NonNullable<LocalState['demo']>> {
+  if (state.demo) {
+    const orgs = (await api(base, adminToken, 'GET', '/admin/v1/organizations')) as Array<{ id: string }>;
+    if (orgs.some((o) => o.id === state.demo!.orgId)) return state.demo;
+  }
+  const org = await api(base, adminToken, 'POST', '/admin/v1/organizations', { name: 'Demo Organization' });
+  const key = await api(base, adminToken, 'POST', `/admin/v1/organizations/${org.id}/api-keys`, {
+    name: 'demo-key',
+    scopes: ['read', 'write', 'webhooks'],
+  });
+  const site = await api(base, adminToken, 'POST', `/admin/v1/organizations/${org.id}/sites`, {
+    name: 'Demo shop',
+    url: 'https://shop.example.com',
+  });
+  const campaign = await api(base, adminToken, 'POST', `/admin/v1/sites/${site.id}/campaigns`, { name: 'Spring launch' });
+  await api(base, adminToken, 'POST', `/admin/v1/campaigns/${campaign.id}/status`, { to: 'Active', reason: 'Testing starts' });
+  await api(base, adminToken, 'POST', `/admin/v1/campaigns/${campaign.id}/issues`, {
+    title: 'Checkout button overlaps the footer on small screens',
+    severity: 'High',
+    type: 'Bug',
+    pageUrl: 'https://shop.example.com/checkout',
+    browserName: 'Firefox',
+    deviceType: 'Mobile',
+    testerEmail: 'tester@example.com',
+  });
+  console.log('• seeded the demo organisation, API key, site, campaign and an issue');
+  return { orgId: org.id, key: key.key, campaignId: campaign.id };
+}
+
+async function main(): Promise<void> {
+  await checkInfrastructure();
+  await ensureDatabase();
+
+  const state = loadState();
+  let adminToken = process.env.ADMIN_TOKEN;
+  if (!adminToken) {
+    adminToken = state.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
+    state.adminToken = adminToken;
+    saveState(state);
+  }
+
+  const ports = Object.fromEntries(SERVICES.map((s) => [s.name, Number(process.env[s.portVar] ?? s.defaultPort)])) as Record<ServiceName, number>;
+  const shared: Record<string, string> = {
+    ...env,
+    ADMIN_TOKEN: adminToken,
+    MIGRATE_ON_START: 'true',
+    CAMPAIGN_URL: `http://127.0.0.1:${ports.campaign}`,
+    ISSUE_URL: `http://127.0.0.1:${ports.issue}`,
+    ...Object.fromEntries(SERVICES.map((s) => [s.portVar, String(ports[s.name])])),
+  };
+
+  const running: ServiceProcess[] = [];
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nStopping…');
+    await Promise.all(running.map((svc) => svc.stop('SIGTERM')));
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+
+  for (const svc of SERVICES) running.push(spawnService(svc.name, ports[svc.name], shared, printLine));
+  for (const svc of running) {
+    svc.child.once('exit', (code) => {
+      if (!stopping) {
+        console.error(`${svc.name} exited unexpectedly (code ${code}); stopping the system.`);
+        void stopAll(1);
+      }
+    });
+  }
+  try {
+    await Promise.all(running.map((svc) => waitUntilReady(svc, 60_000)));
+  } catch (err) {
+    console.error((err as Error).message);
+    await stopAll(1);
+    return;
+  }
+
+  const base = `http://127.0.0.1:${ports.gateway}`;
+  const demo = await seedDemo(base, adminToken, state);
+  saveState({ ...state, demo });
+
+  console.log(`
+Preflight is running.
+  API gateway   ${base}   (public API ${base}/api/v1, admin API ${base}/admin/v1)
+  Admin token   ${adminToken}${process.env.ADMIN_TOKEN ? '   (from ADMIN_TOKEN)' : '   (generated; set ADMIN_TOKEN to choose one)'}
+  Demo API key  ${demo.key}   (scopes read, write, webhooks)
+
+Try:
+  export KEY=${demo.key} CAMPAIGN=${demo.campaignId}
+  curl -s ${base}/api/v1/me -H "Authorization: Bearer $KEY"
+  curl -s ${base}/api/v1/campaigns -H "X-Api-Key: $KEY"
+  curl -s "${base}/api/v1/campaigns/$CAMPAIGN/issues?pageSize=10" -H "X-Api-Key: $KEY"
+  curl -s -X POST ${base}/api/v1/campaigns/$CAMPAIGN/issues -H "X-Api-Key: $KEY" -H 'Content-Type: application/json' \\
+       -d '{"title":"Hero image is blurry","severity":"Medium","type":"Bug","pageUrl":"https://shop.example.com/"}'
+  curl -s ${base}/admin/v1/organizations -H "Authorization: Bearer ${adminToken}"
+  curl -s ${base}/api/v1/openapi.json
+
+Press Ctrl-C to stop.
+`);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

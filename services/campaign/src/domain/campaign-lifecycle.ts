@@ -1,0 +1,33 @@
+import type { CampaignStatus } from '@preflight/contract';
+
+/**
+ * Where a campaign may go from each status. Closed is final: a closed campaign is history.
+ * `satisfies` makes the compiler insist on an entry for every status, so a new one cannot be
+ * forgotten here.
+ */
+export const CAMPAIGN_TRANSITIONS = {
+  Draft: ['Active', 'Closed'],
+  Active: ['Paused', 'Closed'],
+  Paused: ['Active', 'Closed'],
+  Closed: [],
+} as const satisfies Record<CampaignStatus, readonly CampaignStatus[]>;
+
+/** Statuses an operator can ask for; Draft is only ever a starting point. */
+export const TARGET_STATUSES = ['Active', 'Paused', 'Closed'] as const;
+export type TargetStatus = (typeof TARGET_STATUSES)[number];
+
+export const INITIAL_CAMPAIGN_STATUS = 'Draft' satisfies CampaignStatus;
+
+export function allowedTransitions(from: CampaignStatus): readonly CampaignStatus[] {
+  return CAMPAIGN_TRANSITIONS[from];
+}
+
+export function canTransition(from: CampaignStatus, to: CampaignStatus): boolean {
+  return allowedTransitions(from).includes(to);
+}
+
+/** The sentence a refused transition answers with: the current state and where it could go. */
+export function refusedTransitionDetail(from: CampaignStatus, to: CampaignStatus): string {
+  const allowed = allowedTransitions(from);
+  return `Campaign is ${from}; it cannot move to ${to}. Allowed: ${allowed.length ? allowed.join(', ') : 'none'}.`;
+}

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { requiredText } from '@preflight/contract';
+import { notFound, parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { toPublicCampaign } from '../domain/campaign-shapes.ts';
+import { createCampaign } from '../storage/campaign-changes.ts';
+import type { RegisterRoute } from './route.ts';
+
+export const MAX_CAMPAIGN_NAME = 200;
+
+const CreateCampaignRequestSchema = z.strictObject({
+  name: requiredText(MAX_CAMPAIGN_NAME),
+});
+
+/** POST /admin/v1/sites/:siteId/campaigns {name}: a Draft campaign in the site's organisation. */
+export const registerCreateCampaign: RegisterRoute = (app, { db }) => {
+  app.post('/admin/v1/sites/:siteId/campaigns', async (req, res) => {
+    requireAdmin(req);
+    const siteId = pathId(req.params.siteId, 'site');
+    const body = parseBody(CreateCampaignRequestSchema, req.body);
+    const campaign = await createCampaign(db, { siteId, name: body.name });
+    if (!campaign) throw notFound('site', siteId);
+    sendJson(req, res, 201, toPublicCampaign(campaign));
+  });
+};

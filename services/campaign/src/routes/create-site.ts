@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { httpUrl, requiredText } from '@preflight/contract';
+import { parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { toAdminSite } from '../domain/site-shape.ts';
+import { insertSite } from '../storage/sites.ts';
+import type { RegisterRoute } from './route.ts';
+
+export const MAX_SITE_NAME = 200;
+
+const CreateSiteRequestSchema = z.strictObject({
+  name: requiredText(MAX_SITE_NAME),
+  url: httpUrl()
+    .nullish()
+    .transform((v) => v ?? null),
+});
+
+/** POST /admin/v1/organizations/:orgId/sites {name, url?}. The gateway has checked the organisation exists. */
+export const registerCreateSite: RegisterRoute = (app, { db }) => {
+  app.post('/admin/v1/organizations/:orgId/sites', async (req, res) => {
+    requireAdmin(req);
+    const orgId = pathId(req.params.orgId, 'organization');
+    const body = parseBody(CreateSiteRequestSchema, req.body);
+    const site = await insertSite(db, { orgId, name: body.name, url: body.url });
+    sendJson(req, res, 201, toAdminSite(site));
+  });
+};

@@ -1,0 +1,15 @@
+import { notFound, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { toPublicCampaign } from '../domain/campaign-shapes.ts';
+import { findCampaign } from '../storage/campaigns.ts';
+import type { RegisterRoute } from './route.ts';
+
+/** GET /admin/v1/campaigns/:id: one campaign of any organisation, in the public shape. */
+export const registerGetCampaign: RegisterRoute = (app, { db }) => {
+  app.get('/admin/v1/campaigns/:id', async (req, res) => {
+    requireAdmin(req);
+    const id = pathId(req.params.id, 'campaign');
+    const campaign = await findCampaign(db, id);
+    if (!campaign) throw notFound('campaign', id);
+    sendJson(req, res, 200, toPublicCampaign(campaign));
+  });
+};

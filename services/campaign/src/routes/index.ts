@@ -1,0 +1,23 @@
+import { registerChangeCampaignStatus } from './change-campaign-status.ts';
+import { registerCreateCampaign } from './create-campaign.ts';
+import { registerCreateSite } from './create-site.ts';
+import { registerGetCampaign } from './get-campaign.ts';
+import { registerGetInternalCampaign } from './get-internal-campaign.ts';
+import { registerListCampaigns } from './list-campaigns.ts';
+import { registerListOrganizationCampaigns } from './list-organization-campaigns.ts';
+import { registerListSites } from './list-sites.ts';
+import type { RegisterRoute } from './route.ts';
+
+export const routes: readonly RegisterRoute[] = [
+  // Public API (an API key, confined to its organisation).
+  registerListCampaigns,
+  // Admin API (the operator, every organisation).
+  registerCreateSite,
+  registerListSites,
+  registerListOrganizationCampaigns,
+  registerCreateCampaign,
+  registerGetCampaign,
+  registerChangeCampaignStatus,
+  // Internal, for other services.
+  registerGetInternalCampaign,
+];

@@ -1,0 +1,16 @@
+import { CampaignListQuerySchema } from '@preflight/contract';
+import { parseQuery, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { toPublicCampaign } from '../domain/campaign-shapes.ts';
+import { listCampaigns } from '../storage/campaigns.ts';
+import type { RegisterRoute } from './route.ts';
+
+/** GET /admin/v1/organizations/:orgId/campaigns?status= : as the public list, for any organisation. */
+export const registerListOrganizationCampaigns: RegisterRoute = (app, { db }) => {
+  app.get('/admin/v1/organizations/:orgId/campaigns', async (req, res) => {
+    requireAdmin(req);
+    const orgId = pathId(req.params.orgId, 'organization');
+    const query = parseQuery(CampaignListQuerySchema, req.query);
+    const rows = await listCampaigns(db, orgId, { status: query.status });
+    sendJson(req, res, 200, rows.map(toPublicCampaign));
+  });
+};

@@ -1,0 +1,14 @@
+import { pathId, requireAdmin, sendJson } from '@preflight/http';
+import { toAdminSite } from '../domain/site-shape.ts';
+import { listSites } from '../storage/sites.ts';
+import type { RegisterRoute } from './route.ts';
+
+/** GET /admin/v1/organizations/:orgId/sites: the organisation's sites, newest first. */
+export const registerListSites: RegisterRoute = (app, { db }) => {
+  app.get('/admin/v1/organizations/:orgId/sites', async (req, res) => {
+    requireAdmin(req);
+    const orgId = pathId(req.params.orgId, 'organization');
+    const rows = await listSites(db, orgId);
+    sendJson(req, res, 200, rows.map(toAdminSite));
+  });
+};

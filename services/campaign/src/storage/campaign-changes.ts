@@ -1,0 +1,60 @@
+import { sql, type Kysely } from '@preflight/db';
+import type { CampaignStatus } from '@preflight/contract';
+import { canTransition, INITIAL_CAMPAIGN_STATUS } from '../domain/campaign-lifecycle.ts';
+import { findCampaign } from './campaigns.ts';
+import type { CampaignDatabase, CampaignRow } from './schema.ts';
+
+/*
+ * Every change of a campaign's state is one function here, one transaction each. Domain events
+ * (CampaignCreated, CampaignLaunched, CampaignClosed) are to be written to the transactional
+ * outbox inside these same transactions, at the lines marked OUTBOX, so an event exists if
+ * and only if its change committed.
+ */
+
+/** Creates a Draft campaign on a site, in the site's organisation; undefined if the site does not exist. */
+export async function createCampaign(db: Kysely<CampaignDatabase>, input: { siteId: string; name: string }): Promise<CampaignRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const site = await trx.selectFrom('sites').select(['org_id', 'name']).where('id', '=', input.siteId).executeTakeFirst();
+    if (!site) return undefined;
+    const campaign = await trx
+      .insertInto('campaigns')
+      .values({ org_id: site.org_id, site_id: input.siteId, name: input.name, status: INITIAL_CAMPAIGN_STATUS })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    // OUTBOX: CampaignCreated.
+    return { ...campaign, site_name: site.name };
+  });
+}
+
+export type StatusChange =
+  | { outcome: 'not_found' }
+  | { outcome: 'refused'; current: CampaignStatus }
+  | { outcome: 'changed'; from: CampaignStatus; campaign: CampaignRow };
+
+/**
+ * Moves a campaign to `to` if the lifecycle allows it from its current status, and records the
+ * move in its history. The row lock makes concurrent changes queue up: each one decides
+ * against the status the previous one committed, so two cannot both leave the same state.
+ */
+export async function changeCampaignStatus(
+  db: Kysely<CampaignDatabase>,
+  input: { campaignId: string; to: CampaignStatus; reason: string | null },
+): Promise<StatusChange> {
+  return db.transaction().execute(async (trx) => {
+    const locked = await trx.selectFrom('campaigns').select('status').where('id', '=', input.campaignId).forUpdate().executeTakeFirst();
+    if (!locked) return { outcome: 'not_found' } as const;
+    const from = locked.status;
+    if (!canTransition(from, input.to)) return { outcome: 'refused', current: from } as const;
+
+    await trx.updateTable('campaigns').set({ status: input.to, updated_at: sql<Date>`now()` }).where('id', '=', input.campaignId).execute();
+    await trx
+      .insertInto('campaign_status_history')
+      .values({ campaign_id: input.campaignId, from_status: from, to_status: input.to, reason: input.reason })
+      .execute();
+    // OUTBOX: CampaignLaunched when from is Draft and to is Active; CampaignClosed when to is Closed.
+
+    const campaign = await findCampaign(trx, input.campaignId);
+    if (!campaign) throw new Error(`campaign ${input.campaignId} vanished inside its own transaction`);
+    return { outcome: 'changed', from, campaign } as const;
+  });
+}

@@ -1,0 +1,25 @@
+import type { Kysely } from '@preflight/db';
+import type { CampaignStatus } from '@preflight/contract';
+import type { CampaignDatabase, CampaignRow } from './schema.ts';
+
+/** Campaigns with their site's name, the shape every read needs. */
+export function selectCampaigns(db: Kysely<CampaignDatabase>) {
+  return db.selectFrom('campaigns').innerJoin('sites', 'sites.id', 'campaigns.site_id').selectAll('campaigns').select('sites.name as site_name');
+}
+
+/**
+ * One campaign. With `orgId` the lookup is confined to that organisation, so another
+ * organisation's campaign is indistinguishable from a missing one.
+ */
+export async function findCampaign(db: Kysely<CampaignDatabase>, id: string, orgId?: string): Promise<CampaignRow | undefined> {
+  let query = selectCampaigns(db).where('campaigns.id', '=', id);
+  if (orgId !== undefined) query = query.where('campaigns.org_id', '=', orgId);
+  return query.executeTakeFirst();
+}
+
+/** An organisation's campaigns, newest first; id breaks ties so the order is stable. */
+export async function listCampaigns(db: Kysely<CampaignDatabase>, orgId: string, filter: { status?: CampaignStatus | undefined } = {}): Promise<CampaignRow[]> {
+  let query = selectCampaigns(db).where('campaigns.org_id', '=', orgId);
+  if (filter.status !== undefined) query = query.where('campaigns.status', '=', filter.status);
+  return query.orderBy('campaigns.created_at', 'desc').orderBy('campaigns.id', 'desc').execute();
+}

@@ -1,0 +1,17 @@
+import { IssueListQuerySchema } from '@preflight/contract';
+import { parseQuery, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { toIssuePage } from '../domain/issue-view.ts';
+import { listIssues } from '../storage/issues.ts';
+import type { Registration } from './context.ts';
+
+/** GET /admin/v1/campaigns/:id/issues: the public list, for a campaign of any organisation. */
+export const adminListIssues: Registration = (app, { db, directory }) => {
+  app.get('/admin/v1/campaigns/:id/issues', async (req, res) => {
+    requireAdmin(req);
+    const campaignId = pathId(req.params.id, 'campaign');
+    const query = parseQuery(IssueListQuerySchema, req.query);
+    await directory.campaignFor(campaignId, undefined);
+    const { rows, total } = await listIssues(db, { campaignId, ...query });
+    sendJson(req, res, 200, toIssuePage(rows, total, query));
+  });
+};

@@ -1,0 +1,12 @@
+import type { Express } from 'express';
+import type { Kysely } from '@preflight/db';
+import type { CampaignDirectory } from '../directory/campaign-directory.ts';
+import type { IssueDatabase } from '../storage/schema.ts';
+
+/** What a route handler may use; built once in app.ts. */
+export interface RouteContext {
+  db: Kysely<IssueDatabase>;
+  directory: CampaignDirectory;
+}
+
+export type Registration = (app: Express, ctx: RouteContext) => void;

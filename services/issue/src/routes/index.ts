@@ -1,0 +1,20 @@
+import { adminChangeStatus } from './admin-change-status.ts';
+import { adminCreateIssue } from './admin-create-issue.ts';
+import { adminGetIssue } from './admin-get-issue.ts';
+import { adminListIssues } from './admin-list-issues.ts';
+import { adminSetAssignee } from './admin-set-assignee.ts';
+import type { Registration } from './context.ts';
+import { publicCreateIssue } from './public-create-issue.ts';
+import { publicGetIssue } from './public-get-issue.ts';
+import { publicListIssues } from './public-list-issues.ts';
+
+export const registrations: Registration[] = [
+  publicListIssues,
+  publicCreateIssue,
+  publicGetIssue,
+  adminListIssues,
+  adminCreateIssue,
+  adminGetIssue,
+  adminChangeStatus,
+  adminSetAssignee,
+];

@@ -1,0 +1,27 @@
+import type { Kysely, Selectable, Transaction } from '@preflight/db';
+import type { IssueStatus } from '@preflight/contract';
+import type { IssueDatabase, IssueHistoryTable } from './schema.ts';
+
+export type IssueHistoryRow = Selectable<IssueHistoryTable>;
+
+/** Called only inside the transaction that makes the change it records. */
+export async function appendHistory(
+  trx: Transaction<IssueDatabase>,
+  entry: { issueId: string; from: IssueStatus | null; to: IssueStatus; reason: string | null },
+): Promise<void> {
+  await trx
+    .insertInto('issue_history')
+    .values({ issue_id: entry.issueId, from_status: entry.from, to_status: entry.to, reason: entry.reason })
+    .execute();
+}
+
+/** Oldest first; the id breaks ties between changes made within one transaction's clock tick. */
+export async function historyOf(db: Kysely<IssueDatabase>, issueId: string): Promise<IssueHistoryRow[]> {
+  return db
+    .selectFrom('issue_history')
+    .selectAll()
+    .where('issue_id', '=', issueId)
+    .orderBy('occurred_at')
+    .orderBy('id')
+    .execute();
+}

@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import express from 'express';
+import { expect } from 'vitest';
+import { callerHeaders, type Caller } from '@preflight/http';
+import { createLogger } from '@preflight/log';
+import { TEST_DATABASE_URL, dropSchemas, isolatedName } from '@preflight/testing';
+import { startIssueService, type RunningIssueService } from '../src/app.ts';
+import { loadIssueConfig } from '../src/config.ts';
+
+/** What the campaign service's internal endpoint answers. */
+export interface StubCampaign {
+  id: string;
+  orgId: string;
+  name: string | null;
+  status: 'Draft' | 'Active' | 'Paused' | 'Closed' | null;
+  siteId: string;
+  siteName: string | null;
+  createdAt: string;
+}
+
+/**
+ * A stand-in for the campaign service (written in parallel): a real HTTP server on loopback
+ * answering GET /internal/v1/campaigns/:id from an in-memory map, recording what it was asked.
+ */
+export interface CampaignStub {
+  url: string;
+  requests: Array<{ id: string; traceparent: string | undefined }>;
+  add(orgId: string, overrides?: Partial<StubCampaign>): StubCampaign;
+  close(): Promise<void>;
+}
+
+export async function startCampaignStub(): Promise<CampaignStub> {
+  const campaigns = new Map<string, StubCampaign>();
+  const requests: CampaignStub['requests'] = [];
+  const app = express();
+  app.get('/internal/v1/campaigns/:id', (req, res) => {
+    requests.push({ id: req.params.id, traceparent: req.header('traceparent') });
+    const campaign = campaigns.get(req.params.id);
+    if (campaign) res.json(campaign);
+    else res.status(404).type('application/problem+json').send(JSON.stringify({ status: 404, title: 'Not found.' }));
+  });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    add(orgId, overrides = {}) {
+      const campaign: StubCampaign = {
+        id: randomUUID(),
+        orgId,
+        name: 'Spring launch',
+        status: 'Active',
+        siteId: randomUUID(),
+        siteName: 'shop.example.com',
+        createdAt: new Date().toISOString(),
+        ...overrides,
+      };
+      campaigns.set(campaign.id, campaign);
+      return campaign;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export const asKey = (orgId: string, keyName = 'CI pipeline'): Caller => ({ kind: 'api-key', orgId, keyId: randomUUID(), keyName });
+export const asAdmin: Caller = { kind: 'admin' };
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  // Tests read arbitrary fields of whatever came back.
+  body: any;
+}
+
+export interface Harness {
+  base: string;
+  stub: CampaignStub;
+  call(method: string, path: string, opts?: { as?: Caller; body?: unknown; headers?: Record<string, string> }): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+/**
+ * The issue service on a loopback port, in a schema of its own, in front of a campaign stub.
+ * `campaignUrl` replaces the stub's address (to point at nothing, for instance).
+ */
+export async function startHarness(opts: { campaignUrl?: string; poolMax?: number } = {}): Promise<Harness> {
+  const stub = await startCampaignStub();
+  const schema = isolatedName('issue');
+  const config = loadIssueConfig(
+    {
+      ISSUE_PORT: '0',
+      DATABASE_URL: TEST_DATABASE_URL,
+      DB_SCHEMA: schema,
+      DB_POOL_MAX: String(opts.poolMax ?? 5),
+      CAMPAIGN_URL: opts.campaignUrl ?? stub.url,
+    },
+    false,
+  );
+  let service: RunningIssueService;
+  try {
+    service = await startIssueService({ config, logger: createLogger('issue-test', { level: 'silent' }), host: '127.0.0.1', exitOnShutdown: false });
+  } catch (err) {
+    await stub.close();
+    await dropSchemas([schema]);
+    throw err;
+  }
+  const base = `http://127.0.0.1:${service.port}`;
+  return {
+    base,
+    stub,
+    async call(method, path, { as, body, headers = {} } = {}) {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          ...(as ? callerHeaders(as) : {}),
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+    },
+    async close() {
+      await service.shutdown('test finished');
+      await stub.close();
+      await dropSchemas([schema]);
+    },
+  };
+}
+
+/** Problem bodies carry the same fields whatever went wrong. */
+export function expectProblem(reply: Reply, status: number): any {
+  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
+  expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  for (const field of ['type', 'title', 'status', 'detail', 'instance', 'traceId']) expect(reply.body).toHaveProperty(field);
+  expect(reply.body.status).toBe(status);
+  return reply.body;
+}

@@ -1,0 +1,17 @@
+import type { TestProject } from 'vitest/node';
+import { startSystem, type SystemInfo } from './system.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    system: SystemInfo;
+  }
+}
+
+/** One running system shared by the end-to-end files; each test makes its own organisation. */
+export default async function setup(project: TestProject) {
+  const sys = await startSystem();
+  project.provide('system', { gatewayUrl: sys.gatewayUrl, adminToken: sys.adminToken, serviceUrls: sys.serviceUrls });
+  return async () => {
+    await sys.stop();
+  };
+}
