@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { env, loadConfig } from '@preflight/config';
+
+/**
+ * The gateway's environment, read once at start. A bad value stops the process with one line
+ * naming the variable (exit 78).
+ */
+export const gatewayEnv = {
+  // HTTP
+  GATEWAY_PORT: env.port(8080),
+  /** Express `trust proxy`: `true`, a hop count, or a list of addresses/subnets. Unset: trust nobody. */
+  TRUST_PROXY: env.optionalString(),
+  LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+
+  // The identity schema (organisations and API keys)
+  DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/preflight'),
+  DB_SCHEMA: env.identifier('identity'),
+  DB_POOL_MAX: env.int(10, { min: 1, max: 100 }),
+  MIGRATE_ON_START: env.bool(true),
+
+  // Redis: shared rate limits and the key cache. Optional at run time (see README).
+  REDIS_URL: env.url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),
+  REDIS_KEY_PREFIX: env.string('preflight:'),
+
+  // Credentials
+  /** The operator token for /admin/v1. */
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  /** Which prefix new keys get unless the caller asks: `svc_live_` or `svc_test_`. */
+  API_KEY_ENVIRONMENT: env.oneOf(['live', 'test'], 'test'),
+
+  // Per-key rate limit on /api/v1
+  RATE_LIMIT_MAX: env.int(600, { min: 1 }),
+  RATE_LIMIT_WINDOW_SECONDS: env.int(60, { min: 1 }),
+
+  // Upstream services
+  CAMPAIGN_URL: env.url(['http', 'https'], 'http://127.0.0.1:8081'),
+  ISSUE_URL: env.url(['http', 'https'], 'http://127.0.0.1:8082'),
+  WEBHOOK_URL: env.url(['http', 'https'], 'http://127.0.0.1:8083'),
+  /** How long an upstream gets to start answering (and between body chunks). */
+  UPSTREAM_TIMEOUT_MS: env.int(15_000, { min: 1 }),
+};
+
+export type GatewayConfig = z.infer<z.ZodObject<typeof gatewayEnv>>;
+
+export function loadGatewayConfig(source?: Record<string, string | undefined>, exitOnError = true): GatewayConfig {
+  return loadConfig(gatewayEnv, { source, exitOnError });
+}
+
+/** `TRUST_PROXY` as express understands it. */
+export function trustProxySetting(value: string | undefined): boolean | number | string | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
+}

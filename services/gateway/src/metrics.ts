@@ -1,0 +1,47 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'admin_token_invalid';
+export type UpstreamOutcome = 'success' | 'client_error' | 'server_error' | 'error' | 'timeout' | 'breaker_open';
+
+/** The gateway's own metrics, on the process registry next to the HTTP ones from libs/http. */
+export function gatewayMetrics(registry: Registry) {
+  return {
+    authFailures: new Counter({
+      name: 'gateway_auth_failures_total',
+      help: 'Requests refused with 401, by reason.',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    rateLimited: new Counter({
+      name: 'gateway_rate_limited_total',
+      help: 'Requests refused with 429 by the per-key rate limit.',
+      registers: [registry],
+    }),
+    rateLimiterDegraded: new Gauge({
+      name: 'gateway_rate_limiter_degraded',
+      help: '1 while Redis is unreachable and each replica limits on its own, else 0.',
+      registers: [registry],
+    }),
+    upstreamRequests: new Counter({
+      name: 'gateway_upstream_requests_total',
+      help: 'Requests forwarded to an upstream service, by upstream and outcome.',
+      labelNames: ['upstream', 'outcome'],
+      registers: [registry],
+    }),
+    upstreamDuration: new Histogram({
+      name: 'gateway_upstream_request_duration_seconds',
+      help: 'Time until an upstream answered with headers, by upstream.',
+      labelNames: ['upstream'],
+      buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers: [registry],
+    }),
+    breakerState: new Gauge({
+      name: 'gateway_circuit_breaker_state',
+      help: 'Circuit breaker per upstream: 0 closed, 1 half-open, 2 open.',
+      labelNames: ['upstream'],
+      registers: [registry],
+    }),
+  };
+}
+
+export type GatewayMetrics = ReturnType<typeof gatewayMetrics>;

@@ -1,0 +1,7 @@
+import type { MigrationSet } from '@preflight/db';
+import * as identity from './0001_identity.ts';
+
+/** Applied in this order; listed statically so a bundle keeps them. */
+export const migrations: MigrationSet = {
+  '0001_identity': identity,
+};

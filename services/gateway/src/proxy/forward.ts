@@ -1,0 +1,75 @@
+import { pipeline } from 'node:stream/promises';
+import type { Request, Response } from 'express';
+import { AppError, type Caller } from '@preflight/http';
+import type { Logger } from '@preflight/log';
+import type { GatewayMetrics, UpstreamOutcome } from '../metrics.ts';
+import { clientResponseHeaders, upstreamRequestHeaders } from './headers.ts';
+import type { Upstream, UpstreamResponse } from './upstreams.ts';
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+function outcomeOf(status: number): UpstreamOutcome {
+  if (status >= 500) return 'server_error';
+  if (status >= 400) return 'client_error';
+  return 'success';
+}
+
+/**
+ * Forwards the request as is (method, path and query, body stream) with the caller's identity
+ * and the trace, then streams the service's answer back. Headers the gateway already set on
+ * `res` (rate limits, trace id) stay. No answer at all — refused, reset, timed out, or the
+ * breaker open — is a 503 naming the service, never a stack trace.
+ */
+export async function forward(
+  req: Request,
+  res: Response,
+  upstream: Upstream,
+  caller: Caller,
+  deps: { metrics: GatewayMetrics; logger: Logger },
+): Promise<void> {
+  const abort = new AbortController();
+  const onClose = () => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.on('close', onClose);
+
+  const started = process.hrtime.bigint();
+  let answer: UpstreamResponse;
+  try {
+    answer = await upstream.request(
+      {
+        method: req.method as 'GET',
+        path: req.originalUrl,
+        headers: upstreamRequestHeaders(req.headers, caller),
+        body: hasBody(req) ? req : undefined,
+        signal: abort.signal,
+      },
+      () => abort.signal.aborted,
+    );
+  } catch (err) {
+    if (abort.signal.aborted) return; // the caller left; nobody to answer
+    const code = (err as { code?: string }).code ?? '';
+    const outcome: UpstreamOutcome = code === 'EOPENBREAKER' ? 'breaker_open' : TIMEOUT_CODES.has(code) ? 'timeout' : 'error';
+    deps.metrics.upstreamRequests.inc({ upstream: upstream.name, outcome });
+    deps.logger.warn({ upstream: upstream.name, outcome, code, err: (err as Error).message }, 'upstream unavailable');
+    throw new AppError('upstream_unavailable', `The ${upstream.name} service is unavailable. Try again shortly.`, { service: upstream.name });
+  }
+  deps.metrics.upstreamDuration.observe({ upstream: upstream.name }, Number(process.hrtime.bigint() - started) / 1e9);
+  deps.metrics.upstreamRequests.inc({ upstream: upstream.name, outcome: outcomeOf(answer.statusCode) });
+
+  res.status(answer.statusCode);
+  for (const [name, value] of Object.entries(clientResponseHeaders(answer.headers))) res.setHeader(name, value);
+  try {
+    await pipeline(answer.body, res);
+  } catch (err) {
+    // Headers are gone already: all we can do is cut the connection so the client sees it.
+    if (!abort.signal.aborted) deps.logger.warn({ upstream: upstream.name, err: (err as Error).message }, 'upstream response stream failed');
+    res.destroy();
+  } finally {
+    res.off('close', onClose);
+  }
+}

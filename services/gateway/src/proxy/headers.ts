@@ -1,0 +1,35 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { callerHeaders, INTERNAL_HEADER_PREFIX, outgoingTraceparent, type Caller } from '@preflight/http';
+
+/**
+ * Request headers passed to a service. An allow-list rather than a block-list: hop-by-hop
+ * headers (Connection, Keep-Alive, Transfer-Encoding, TE, Upgrade, Proxy-*), credentials
+ * (Authorization, X-Api-Key, Cookie) and anything spoofing our internal `x-preflight-*`
+ * identity headers can never slip through, whatever a client invents.
+ */
+const FORWARDED_REQUEST_HEADERS = ['content-type', 'content-length', 'accept', 'accept-language', 'tracestate'] as const;
+
+/** Response headers passed back to the client; the rest (hop-by-hop, server internals) stay behind. */
+const FORWARDED_RESPONSE_HEADERS = ['content-type', 'content-length', 'location', 'allow', 'retry-after', 'cache-control', 'etag', 'last-modified'] as const;
+
+export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, caller: Caller): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const value = incoming[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  const traceparent = outgoingTraceparent();
+  if (traceparent) headers.traceparent = traceparent;
+  // Set last, and checked, so nothing above can ever carry an identity header.
+  for (const name of Object.keys(headers)) if (name.startsWith(INTERNAL_HEADER_PREFIX)) delete headers[name];
+  return { ...headers, ...callerHeaders(caller) };
+}
+
+export function clientResponseHeaders(upstream: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const name of FORWARDED_RESPONSE_HEADERS) {
+    const value = upstream[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  return headers;
+}

@@ -1,0 +1,104 @@
+import CircuitBreaker from 'opossum';
+import { Pool, type Dispatcher } from 'undici';
+import type { Logger } from '@preflight/log';
+import type { GatewayConfig } from '../config.ts';
+import type { GatewayMetrics } from '../metrics.ts';
+
+/** The services the gateway forwards to. Adding one: a name here, its URL in config. */
+export const UPSTREAM_NAMES = ['campaign', 'issue', 'webhook'] as const;
+export type UpstreamName = (typeof UPSTREAM_NAMES)[number];
+
+export type UpstreamRequest = Omit<Dispatcher.RequestOptions, 'origin'>;
+export type UpstreamResponse = Dispatcher.ResponseData;
+
+export interface Upstream {
+  name: UpstreamName;
+  /** Sends through this upstream's breaker; rejects with code EOPENBREAKER while it is open. */
+  request(opts: UpstreamRequest, callerAborted: () => boolean): Promise<UpstreamResponse>;
+  close(): Promise<void>;
+}
+
+const BREAKER_STATE = { closed: 0, halfOpen: 1, open: 2 } as const;
+
+export interface BreakerOptions {
+  /** Failures (connection errors, timeouts) as a percentage of calls that open the breaker. */
+  errorThresholdPercentage: number;
+  /** Calls in the rolling window before the percentage is considered at all. */
+  volumeThreshold: number;
+  rollingCountTimeoutMs: number;
+  /** How long the breaker stays open before one trial call is let through. */
+  resetTimeoutMs: number;
+}
+
+export const DEFAULT_BREAKER: BreakerOptions = {
+  errorThresholdPercentage: 50,
+  volumeThreshold: 5,
+  rollingCountTimeoutMs: 10_000,
+  resetTimeoutMs: 10_000,
+};
+
+function upstreamUrl(config: GatewayConfig, name: UpstreamName): string {
+  const urls = { campaign: config.CAMPAIGN_URL, issue: config.ISSUE_URL, webhook: config.WEBHOOK_URL } satisfies Record<UpstreamName, string>;
+  return urls[name];
+}
+
+/**
+ * One keep-alive pool and one circuit breaker per upstream. The breaker counts only failures
+ * to get an answer (refused connections, resets, timeouts): a 4xx or 5xx is an answer, and a
+ * caller hanging up is the caller's doing, so neither opens it.
+ */
+export function createUpstreams(
+  config: GatewayConfig,
+  metrics: GatewayMetrics,
+  logger: Logger,
+  breakerOptions: BreakerOptions = DEFAULT_BREAKER,
+): Record<UpstreamName, Upstream> {
+  const make = (name: UpstreamName): Upstream => {
+    const origin = new URL(upstreamUrl(config, name)).origin;
+    const pool = new Pool(origin, {
+      connections: 64,
+      keepAliveTimeout: 30_000,
+      connectTimeout: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000),
+      headersTimeout: config.UPSTREAM_TIMEOUT_MS,
+      bodyTimeout: config.UPSTREAM_TIMEOUT_MS,
+    });
+    const breaker = new CircuitBreaker(
+      async (opts: UpstreamRequest, callerAborted: () => boolean) => {
+        try {
+          return await pool.request(opts);
+        } catch (err) {
+          if (callerAborted() && typeof err === 'object' && err !== null) Object.assign(err, { callerAborted: true });
+          throw err;
+        }
+      },
+      {
+        // undici's own timeouts bound the call; opossum's would leave the request running.
+        timeout: false,
+        errorThresholdPercentage: breakerOptions.errorThresholdPercentage,
+        volumeThreshold: breakerOptions.volumeThreshold,
+        rollingCountTimeout: breakerOptions.rollingCountTimeoutMs,
+        resetTimeout: breakerOptions.resetTimeoutMs,
+        errorFilter: (err: { callerAborted?: boolean }) => err?.callerAborted === true,
+      },
+    );
+    metrics.breakerState.set({ upstream: name }, BREAKER_STATE.closed);
+    breaker.on('open', () => {
+      metrics.breakerState.set({ upstream: name }, BREAKER_STATE.open);
+      logger.warn({ upstream: name }, 'circuit breaker opened');
+    });
+    breaker.on('halfOpen', () => metrics.breakerState.set({ upstream: name }, BREAKER_STATE.halfOpen));
+    breaker.on('close', () => {
+      metrics.breakerState.set({ upstream: name }, BREAKER_STATE.closed);
+      logger.info({ upstream: name }, 'circuit breaker closed');
+    });
+    return {
+      name,
+      request: (opts, callerAborted) => breaker.fire(opts, callerAborted),
+      close: async () => {
+        breaker.shutdown();
+        await pool.close();
+      },
+    };
+  };
+  return Object.fromEntries(UPSTREAM_NAMES.map((name) => [name, make(name)])) as Record<UpstreamName, Upstream>;
+}

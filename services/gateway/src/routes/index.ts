@@ -1,0 +1,43 @@
+import type { RouteSpec } from '../routing/route.ts';
+import { createApiKey } from './create-api-key.ts';
+import { createOrganization } from './create-organization.ts';
+import { listApiKeys } from './list-api-keys.ts';
+import { listOrganizations } from './list-organizations.ts';
+import { me } from './me.ts';
+import { openapi } from './openapi.ts';
+import { revokeApiKey } from './revoke-api-key.ts';
+
+/**
+ * Every route the gateway serves, in one place (docs/development.md, "Route table"). A new
+ * route is one line. Admin routes forwarded with an `:orgId` get a 404 from the gateway when
+ * the organisation does not exist, so services never need the identity schema.
+ */
+export const ROUTES: readonly RouteSpec[] = [
+  // Public API (API keys)
+  { method: 'GET', pattern: '/api/v1/openapi.json', auth: 'none', local: openapi },
+  { method: 'GET', pattern: '/api/v1/me', auth: 'api-key', scope: 'any', local: me },
+  { method: 'GET', pattern: '/api/v1/campaigns', auth: 'api-key', scope: 'read', upstream: 'campaign' },
+  { method: 'GET', pattern: '/api/v1/campaigns/:id/issues', auth: 'api-key', scope: 'read', upstream: 'issue' },
+  { method: 'POST', pattern: '/api/v1/campaigns/:id/issues', auth: 'api-key', scope: 'write', upstream: 'issue' },
+  { method: 'GET', pattern: '/api/v1/issues/:id', auth: 'api-key', scope: 'read', upstream: 'issue' },
+
+  // Admin API (operator token): organisations and keys, answered here
+  { method: 'POST', pattern: '/admin/v1/organizations', auth: 'admin', local: createOrganization },
+  { method: 'GET', pattern: '/admin/v1/organizations', auth: 'admin', local: listOrganizations },
+  { method: 'POST', pattern: '/admin/v1/organizations/:orgId/api-keys', auth: 'admin', local: createApiKey },
+  { method: 'GET', pattern: '/admin/v1/organizations/:orgId/api-keys', auth: 'admin', local: listApiKeys },
+  { method: 'DELETE', pattern: '/admin/v1/organizations/:orgId/api-keys/:keyId', auth: 'admin', local: revokeApiKey },
+
+  // Admin API: sites, campaigns and issues, forwarded
+  { method: 'POST', pattern: '/admin/v1/organizations/:orgId/sites', auth: 'admin', upstream: 'campaign' },
+  { method: 'GET', pattern: '/admin/v1/organizations/:orgId/sites', auth: 'admin', upstream: 'campaign' },
+  { method: 'GET', pattern: '/admin/v1/organizations/:orgId/campaigns', auth: 'admin', upstream: 'campaign' },
+  { method: 'POST', pattern: '/admin/v1/sites/:siteId/campaigns', auth: 'admin', upstream: 'campaign' },
+  { method: 'GET', pattern: '/admin/v1/campaigns/:id', auth: 'admin', upstream: 'campaign' },
+  { method: 'POST', pattern: '/admin/v1/campaigns/:id/status', auth: 'admin', upstream: 'campaign' },
+  { method: 'POST', pattern: '/admin/v1/campaigns/:id/issues', auth: 'admin', upstream: 'issue' },
+  { method: 'GET', pattern: '/admin/v1/campaigns/:id/issues', auth: 'admin', upstream: 'issue' },
+  { method: 'GET', pattern: '/admin/v1/issues/:id', auth: 'admin', upstream: 'issue' },
+  { method: 'POST', pattern: '/admin/v1/issues/:id/status', auth: 'admin', upstream: 'issue' },
+  { method: 'POST', pattern: '/admin/v1/issues/:id/assignee', auth: 'admin', upstream: 'issue' },
+];

@@ -1,0 +1,42 @@
+import type { Request, Response } from 'express';
+import type { Kysely } from '@preflight/db';
+import type { Scope } from '@preflight/contract';
+import type { Logger } from '@preflight/log';
+import type { GatewayConfig } from '../config.ts';
+import type { KeyCache } from '../auth/key-cache.ts';
+import type { UpstreamName } from '../proxy/upstreams.ts';
+import type { KeyIdentity } from '../storage/api-keys.ts';
+import type { IdentityDb } from '../storage/schema.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What the gateway's own endpoints may use. */
+export interface GatewayDeps {
+  config: GatewayConfig;
+  db: Kysely<IdentityDb>;
+  keyCache: KeyCache;
+  logger: Logger;
+}
+
+export interface LocalContext {
+  req: Request;
+  res: Response;
+  /** Path parameters of the matched pattern, URI-decoded. */
+  params: Record<string, string>;
+  /** The authenticated key, on `api-key` routes. */
+  key?: KeyIdentity;
+  deps: GatewayDeps;
+}
+
+/** An endpoint the gateway answers itself (routes/<endpoint>.ts). */
+export interface LocalEndpoint {
+  handle(ctx: LocalContext): Promise<void>;
+}
+
+/** Who may call a route: nobody in particular, an API key (with a scope, or `any`), or the operator. */
+export type RouteAuth = { auth: 'none' } | { auth: 'api-key'; scope: Scope | 'any' } | { auth: 'admin' };
+
+/** Where a matched request goes: a service, or a handler in this process. */
+export type RouteTarget = { upstream: UpstreamName } | { local: LocalEndpoint };
+
+export type RouteSpec = { method: HttpMethod; pattern: string } & RouteAuth & RouteTarget;

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { ROUTES } from '../src/routes/index.ts';
+import { compileRoutes, matchRoute } from '../src/routing/match.ts';
+
+const routes = compileRoutes(ROUTES);
+const id = '6f1c1f0e-8a43-4d4e-9a43-2f1c1f0e8a43';
+
+describe('route matching', () => {
+  it('finds the route and its parameters', () => {
+    const m = matchRoute(routes, 'POST', `/api/v1/campaigns/${id}/issues`);
+    expect(m.kind).toBe('found');
+    if (m.kind !== 'found') return;
+    expect(m.params).toEqual({ id });
+    expect(m.route).toMatchObject({ auth: 'api-key', scope: 'write', upstream: 'issue' });
+  });
+
+  it('tells a wrong method (405 with the allowed ones) from an unknown path (404)', () => {
+    expect(matchRoute(routes, 'DELETE', `/api/v1/campaigns/${id}/issues`)).toEqual({ kind: 'method_not_allowed', allow: ['GET', 'POST'] });
+    expect(matchRoute(routes, 'GET', '/api/v1/nothing')).toEqual({ kind: 'not_found' });
+    expect(matchRoute(routes, 'GET', `/api/v1/campaigns/${id}/issues/extra`)).toEqual({ kind: 'not_found' });
+    expect(matchRoute(routes, 'GET', '/api/v1/campaigns//issues')).toEqual({ kind: 'not_found' });
+  });
+
+  it('tolerates one trailing slash and decodes parameters', () => {
+    expect(matchRoute(routes, 'GET', '/api/v1/me/').kind).toBe('found');
+    const m = matchRoute(routes, 'GET', '/admin/v1/issues/a%20b');
+    expect(m.kind === 'found' && m.params.id).toBe('a b');
+    expect(matchRoute(routes, 'GET', '/admin/v1/issues/%E0%A4%A').kind).toBe('not_found');
+  });
+
+  it('has exactly one route per method and pattern, and a scope on every API-key route', () => {
+    const seen = new Set(ROUTES.map((r) => `${r.method} ${r.pattern}`));
+    expect(seen.size).toBe(ROUTES.length);
+    for (const route of ROUTES) {
+      if (route.pattern.startsWith('/api/v1/')) expect(['none', 'api-key']).toContain(route.auth);
+      if (route.pattern.startsWith('/admin/v1/')) expect(route.auth).toBe('admin');
+    }
+  });
+
+  it('routes the public API as docs/development.md says', () => {
+    const table = ROUTES.filter((r) => r.auth === 'api-key').map((r) => [r.method, r.pattern, r.auth === 'api-key' ? r.scope : '', 'upstream' in r ? r.upstream : 'gateway']);
+    expect(table).toEqual([
+      ['GET', '/api/v1/me', 'any', 'gateway'],
+      ['GET', '/api/v1/campaigns', 'read', 'campaign'],
+      ['GET', '/api/v1/campaigns/:id/issues', 'read', 'issue'],
+      ['POST', '/api/v1/campaigns/:id/issues', 'write', 'issue'],
+      ['GET', '/api/v1/issues/:id', 'read', 'issue'],
+    ]);
+  });
+});
