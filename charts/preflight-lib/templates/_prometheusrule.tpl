@@ -1,0 +1,249 @@
+{{/*
+Alert rules for one service. Every alert carries a runbook_url pointing at its section of
+docs/operations.md (anchor = the alert name in lower case).
+
+SLOs use multi-window, multi-burn-rate alerts (Google SRE workbook, ch. 5): page when the
+error budget burns 14.4x too fast over 1h (confirmed over 5m) or 6x over 6h (confirmed over
+30m). The ratios are recorded per window first, so the alert expressions stay readable.
+*/}}
+{{- define "preflight-lib.prometheusrule" -}}
+{{- if .Values.prometheusRule.enabled -}}
+{{- $component := include "preflight-lib.component" . -}}
+{{- $sel := include "preflight-lib.promSelector" . -}}
+{{- $pr := .Values.prometheusRule -}}
+{{- $slo := $pr.slo -}}
+{{- $route := printf "route=~\"%s\"" $slo.routeRegex -}}
+{{- $buckets := list "0.002" "0.005" "0.01" "0.025" "0.05" "0.1" "0.25" "0.5" "1" "2.5" "5" "10" -}}
+{{- $le := toString $slo.latency.thresholdSeconds -}}
+{{- if not (has $le $buckets) -}}
+{{- fail (printf "prometheusRule.slo.latency.thresholdSeconds %s is not a bucket of http_server_request_duration_seconds (%s)" $le (join ", " $buckets)) -}}
+{{- end -}}
+apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  name: {{ include "preflight-lib.fullname" . }}
+  namespace: {{ .Release.Namespace }}
+  labels:
+    {{- include "preflight-lib.labels" . | nindent 4 }}
+    {{- with $pr.labels }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+spec:
+  groups:
+    {{- if or $slo.availability.enabled $slo.latency.enabled }}
+    - name: preflight-{{ $component }}-slo-recording
+      rules:
+        {{- range $w := list "5m" "30m" "1h" "6h" }}
+        {{- if $slo.availability.enabled }}
+        - record: preflight:http_error_ratio:rate{{ $w }}
+          expr: |
+            sum by (namespace, service) (rate(http_server_requests_total{ {{- $sel }},{{ $route }},status=~"5.."}[{{ $w }}]))
+            /
+            sum by (namespace, service) (rate(http_server_requests_total{ {{- $sel }},{{ $route }}}[{{ $w }}]))
+        {{- end }}
+        {{- if $slo.latency.enabled }}
+        - record: preflight:http_slow_ratio:rate{{ $w }}
+          expr: |
+            1 - (
+              sum by (namespace, service) (rate(http_server_request_duration_seconds_bucket{ {{- $sel }},{{ $route }},le="{{ $le }}"}[{{ $w }}]))
+              /
+              sum by (namespace, service) (rate(http_server_request_duration_seconds_bucket{ {{- $sel }},{{ $route }},le="+Inf"}[{{ $w }}]))
+            )
+        {{- end }}
+        {{- end }}
+    {{- end }}
+    - name: preflight-{{ $component }}-alerts
+      rules:
+        {{- if $slo.availability.enabled }}
+        {{- $budget := printf "(1 - %v)" $slo.availability.objective }}
+        - alert: PreflightErrorBudgetBurn
+          expr: |
+            (
+              preflight:http_error_ratio:rate1h{ {{- $sel }}} > (14.4 * {{ $budget }})
+              and
+              preflight:http_error_ratio:rate5m{ {{- $sel }}} > (14.4 * {{ $budget }})
+            )
+            or
+            (
+              preflight:http_error_ratio:rate6h{ {{- $sel }}} > (6 * {{ $budget }})
+              and
+              preflight:http_error_ratio:rate30m{ {{- $sel }}} > (6 * {{ $budget }})
+            )
+          for: 2m
+          labels:
+            severity: {{ $slo.availability.severity }}
+            slo: availability
+          annotations:
+            summary: {{ $component }} is burning its availability error budget too fast
+            description: >-
+              More than {{ "{{" }} $value | humanizePercentage {{ "}}" }} of {{ $component }} requests on
+              {{ $slo.routeRegex }} answer 5xx; the {{ $slo.availability.objective }} objective's 30-day budget
+              would be gone in days at this rate.
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightErrorBudgetBurn") }}
+        {{- end }}
+        {{- if $slo.latency.enabled }}
+        {{- $budget := printf "(1 - %v)" $slo.latency.objective }}
+        - alert: PreflightLatencyBudgetBurn
+          expr: |
+            (
+              preflight:http_slow_ratio:rate1h{ {{- $sel }}} > (14.4 * {{ $budget }})
+              and
+              preflight:http_slow_ratio:rate5m{ {{- $sel }}} > (14.4 * {{ $budget }})
+            )
+            or
+            (
+              preflight:http_slow_ratio:rate6h{ {{- $sel }}} > (6 * {{ $budget }})
+              and
+              preflight:http_slow_ratio:rate30m{ {{- $sel }}} > (6 * {{ $budget }})
+            )
+          for: 2m
+          labels:
+            severity: {{ $slo.latency.severity }}
+            slo: latency
+          annotations:
+            summary: {{ $component }} answers too many requests slower than {{ $le }}s
+            description: >-
+              {{ "{{" }} $value | humanizePercentage {{ "}}" }} of {{ $component }} requests on {{ $slo.routeRegex }}
+              take longer than {{ $le }}s; the objective is {{ $slo.latency.objective }} under it.
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightLatencyBudgetBurn") }}
+        {{- end }}
+        {{- with $pr.rules.serviceDown }}
+        {{- if .enabled }}
+        - alert: PreflightServiceDown
+          expr: |
+            (sum by (namespace, service) (up{ {{- $sel }}}) == 0)
+            or
+            absent(up{ {{- $sel }}})
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: No {{ $component }} instance is being scraped successfully
+            description: Prometheus has not scraped any healthy {{ $component }} pod in {{ $.Release.Namespace }} for {{ .for }}.
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightServiceDown") }}
+        {{- end }}
+        {{- end }}
+        {{- with $pr.rules.rateLimitedSpike }}
+        {{- if .enabled }}
+        - alert: PreflightRateLimitedSpike
+          expr: |
+            (
+              sum by (namespace, service) (rate(gateway_rate_limited_total{ {{- $sel }}}[5m]))
+              /
+              sum by (namespace, service) (rate(http_server_requests_total{ {{- $sel }},{{ $route }}}[5m]))
+            ) > {{ .ratio }}
+            and
+            sum by (namespace, service) (rate(gateway_rate_limited_total{ {{- $sel }}}[5m])) > {{ .minRatePerSecond }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: The gateway rejects an unusual share of API requests with 429
+            description: '{{ "{{" }} $value | humanizePercentage {{ "}}" }} of public API requests are rate limited.'
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightRateLimitedSpike") }}
+        {{- end }}
+        {{- end }}
+        {{- with $pr.rules.rateLimiterDegraded }}
+        {{- if .enabled }}
+        - alert: PreflightRateLimiterDegraded
+          expr: max by (namespace, service) (gateway_rate_limiter_degraded{ {{- $sel }}}) > 0
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: The gateway's rate limiter cannot reach Redis
+            description: Rate limits are not shared between gateway pods while Redis is unavailable.
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightRateLimiterDegraded") }}
+        {{- end }}
+        {{- end }}
+        {{- with $pr.rules.circuitBreakerOpen }}
+        {{- if .enabled }}
+        - alert: PreflightUpstreamCircuitOpen
+          expr: max by (namespace, service, upstream) (gateway_circuit_breaker_state{ {{- $sel }}}) == 2
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: 'The gateway''s circuit breaker to {{ "{{" }} $labels.upstream {{ "}}" }} is open'
+            description: 'Requests routed to {{ "{{" }} $labels.upstream {{ "}}" }} fail fast with 503 until the breaker closes.'
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightUpstreamCircuitOpen") }}
+        {{- end }}
+        {{- end }}
+        {{- /*
+        ==== PLANNED: events, outbox and webhooks ====
+        Alerts on metrics that services not built yet (webhook, delivery) or the event bus will
+        export. Off by default: an alert on a metric nobody exports never fires and hides the
+        gap. Turn one on in the chart of the service that exports its metric, and set `metric`
+        to the name it really exports (then add it to charts/metrics-used.json).
+        */}}
+        {{- with $pr.planned.outboxBacklogAge }}
+        {{- if .enabled }}
+        - alert: PreflightOutboxBacklogAge
+          expr: max by (namespace, service) ({{ .metric }}{ {{- $sel }}}) > {{ .thresholdSeconds }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: '{{ $component }}''s oldest unpublished outbox event is {{ "{{" }} $value | humanizeDuration {{ "}}" }} old'
+            description: Events committed by {{ $component }} are not reaching the bus; subscribers and webhooks fall behind.
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightOutboxBacklogAge") }}
+        {{- end }}
+        {{- end }}
+        {{- with $pr.planned.consumerLag }}
+        {{- if .enabled }}
+        - alert: PreflightConsumerLag
+          expr: max by (namespace, service, consumer) ({{ .metric }}{ {{- $sel }}}) > {{ .threshold }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: '{{ $component }}''s consumer {{ "{{" }} $labels.consumer {{ "}}" }} is {{ "{{" }} $value {{ "}}" }} messages behind'
+            description: A durable consumer of {{ $component }} is not keeping up with its stream.
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightConsumerLag") }}
+        {{- end }}
+        {{- end }}
+        {{- with $pr.planned.webhookFailureRatio }}
+        {{- if .enabled }}
+        - alert: PreflightWebhookFailureRatio
+          expr: |
+            sum by (namespace, service) (rate({{ .metric }}{ {{- $sel }},outcome="{{ .failureOutcome }}"}[15m]))
+            /
+            sum by (namespace, service) (rate({{ .metric }}{ {{- $sel }}}[15m]))
+            > {{ .ratio }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: '{{ "{{" }} $value | humanizePercentage {{ "}}" }} of webhook deliveries fail'
+            description: Webhook deliveries from {{ $component }} fail far more than usual, across endpoints.
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightWebhookFailureRatio") }}
+        {{- end }}
+        {{- end }}
+        {{- with $pr.planned.webhookEndpointsAutoDisabled }}
+        {{- if .enabled }}
+        - alert: PreflightWebhookEndpointsAutoDisabled
+          expr: sum by (namespace, service) (increase({{ .metric }}{ {{- $sel }}}[1h])) > {{ .threshold }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: '{{ "{{" }} $value {{ "}}" }} webhook endpoints were disabled automatically in the last hour'
+            description: Endpoints that kept failing were switched off; their owners stop receiving events.
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightWebhookEndpointsAutoDisabled") }}
+        {{- end }}
+        {{- end }}
+        {{- with $pr.planned.deliveryBreakersOpen }}
+        {{- if .enabled }}
+        - alert: PreflightDeliveryBreakersOpen
+          expr: sum by (namespace, service) ({{ .metric }}{ {{- $sel }}}) > {{ .threshold }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: '{{ "{{" }} $value {{ "}}" }} delivery circuit breakers are open'
+            description: Many destinations fail at once, which points at our egress rather than at the receivers.
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightDeliveryBreakersOpen") }}
+        {{- end }}
+        {{- end }}
+{{- end -}}
+{{- end -}}

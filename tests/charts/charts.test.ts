@@ -1,0 +1,397 @@
+/**
+ * The Helm charts, checked offline: dependency build, `helm lint --strict`, `helm template` of
+ * every chart with its defaults and with deploy/values-*.yaml, every rendered object validated
+ * against the Kubernetes schemas (kubernetes-models; prometheus-operator models for the CRDs),
+ * and the policies the charts promise (probes, resources, hardening, PDBs, secrets only by
+ * reference, NetworkPolicy peers, alerts with runbooks, only known metric names).
+ *
+ * Run alone with `npm run check:charts`. Helm comes from an npm package (scripts/helm.mjs).
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
+import { Job } from 'kubernetes-models/batch/v1';
+import { ConfigMap, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
+import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+
+const run = promisify(execFile);
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const SERVICES = ['gateway', 'campaign', 'issue'] as const;
+const INSTALLABLE = [...SERVICES, 'preflight'] as const;
+const SECRET_VARS = ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'NATS_URL'];
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: any; data?: Record<string, string> };
+
+interface Validator {
+  validate(): void;
+}
+const MODELS: Record<string, new (data: never) => Validator> = {
+  'apps/v1/Deployment': Deployment as never,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler as never,
+  'batch/v1/Job': Job as never,
+  'v1/ConfigMap': ConfigMap as never,
+  'v1/Service': Service as never,
+  'v1/ServiceAccount': ServiceAccount as never,
+  'networking.k8s.io/v1/Ingress': Ingress as never,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy as never,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget as never,
+  'monitoring.coreos.com/v1/PrometheusRule': PrometheusRule as never,
+  'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor as never,
+};
+
+let helm = '';
+let work = '';
+const rendered = new Map<string, K8sObject[]>();
+const production = parse(readFileSync(join(root, 'deploy/values-production.yaml'), 'utf8')) as Record<string, unknown>;
+
+async function helmRun(args: string[]): Promise<string> {
+  try {
+    const { stdout } = await run(helm, args, { cwd: work, maxBuffer: 64 * 1024 * 1024 });
+    return stdout;
+  } catch (err) {
+    const e = err as { stderr?: string; stdout?: string; message: string };
+    throw new Error(`helm ${args.join(' ')} failed:\n${e.stderr ?? ''}${e.stdout ?? ''}`);
+  }
+}
+
+async function template(chart: string, args: string[] = []): Promise<K8sObject[]> {
+  const out = await helmRun(['template', 'pf', `charts/${chart}`, '--namespace', 'preflight', ...args]);
+  return parseAllDocuments(out)
+    .map((d) => d.toJS() as K8sObject | null)
+    .filter((o): o is K8sObject => o !== null);
+}
+
+/** The production values of one service, as that chart alone would take them. */
+function productionSlice(service: string): string {
+  const file = join(work, `values-production-${service}.yaml`);
+  const own = (production[service] ?? {}) as Record<string, unknown>;
+  writeFileSync(file, JSON.stringify({ ...own, global: production.global }));
+  return file;
+}
+
+function all(): Array<[string, K8sObject]> {
+  return [...rendered].flatMap(([name, objs]) => objs.map((o) => [name, o] as [string, K8sObject]));
+}
+function ofKind(name: string, kind: string): K8sObject[] {
+  return (rendered.get(name) ?? []).filter((o) => o.kind === kind);
+}
+
+/** Metric names in PromQL: identifiers directly followed by a selector `{`, recording rules (with ':') aside. */
+function metricNames(expr: string): string[] {
+  return [...expr.matchAll(/([a-zA-Z_][a-zA-Z0-9_:]*)\{/g)].map((m) => m[1]!).filter((n) => !n.includes(':'));
+}
+
+function knownMetrics(): Set<string> {
+  const list = JSON.parse(readFileSync(join(root, 'charts/metrics-used.json'), 'utf8'));
+  return new Set<string>([...Object.values(list.exported as Record<string, string[]>).flat(), ...Object.values(list.external as Record<string, string[]>).flat()]);
+}
+
+function githubAnchors(markdown: string): Set<string> {
+  return new Set(
+    markdown
+      .split('\n')
+      .filter((l) => /^#{1,6} /.test(l))
+      .map((l) =>
+        l
+          .replace(/^#+ /, '')
+          .trim()
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+          .replace(/\s/g, '-'),
+      ),
+  );
+}
+
+beforeAll(async () => {
+  helm = execFileSync(process.execPath, [join(root, 'scripts/helm.mjs'), '--path'], { encoding: 'utf8' }).trim();
+  // Work on a copy: dependency build writes charts/*/charts/*.tgz and must not race other runs.
+  work = mkdtempSync(join(tmpdir(), 'preflight-charts-'));
+  cpSync(join(root, 'charts'), join(work, 'charts'), { recursive: true, filter: (src) => !src.endsWith('.tgz') });
+  for (const chart of [...SERVICES, 'preflight']) await helmRun(['dependency', 'build', `charts/${chart}`]);
+
+  const prodFile = join(root, 'deploy/values-production.yaml');
+  const localFile = join(root, 'deploy/values-local.yaml');
+  const jobs: Array<[string, Promise<K8sObject[]>]> = [];
+  for (const s of SERVICES) {
+    jobs.push([`${s}:default`, template(s)]);
+    jobs.push([`${s}:production`, template(s, ['-f', productionSlice(s)])]);
+  }
+  jobs.push(['preflight:default', template('preflight')]);
+  jobs.push(['preflight:production', template('preflight', ['-f', prodFile])]);
+  jobs.push(['preflight:local', template('preflight', ['-f', localFile])]);
+  for (const [name, job] of jobs) rendered.set(name, await job);
+});
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('helm lint --strict', () => {
+  it('passes for every chart with its defaults', async () => {
+    const out = await helmRun(['lint', '--strict', ...['preflight-lib', ...INSTALLABLE].map((c) => `charts/${c}`)]);
+    expect(out).toContain('5 chart(s) linted, 0 chart(s) failed');
+  });
+
+  it('passes for the umbrella with the production and local values', async () => {
+    for (const f of ['production', 'local']) {
+      const out = await helmRun(['lint', '--strict', 'charts/preflight', '-f', join(root, `deploy/values-${f}.yaml`)]);
+      expect(out).toContain('0 chart(s) failed');
+    }
+  });
+
+  it('passes for each service chart with its slice of the production values', async () => {
+    for (const s of SERVICES) {
+      const out = await helmRun(['lint', '--strict', `charts/${s}`, '-f', productionSlice(s)]);
+      expect(out).toContain('0 chart(s) failed');
+    }
+  });
+});
+
+describe('rendered manifests', () => {
+  it('render every installable chart with defaults and the example values', () => {
+    expect([...rendered.keys()].sort()).toEqual(
+      ['campaign:default', 'campaign:production', 'gateway:default', 'gateway:production', 'issue:default', 'issue:production', 'preflight:default', 'preflight:local', 'preflight:production'].sort(),
+    );
+    for (const [name, objs] of rendered) expect(objs.length, name).toBeGreaterThan(5);
+  });
+
+  it('are valid against the Kubernetes (and prometheus-operator) schemas', () => {
+    const errors: string[] = [];
+    for (const [name, obj] of all()) {
+      const key = `${obj.apiVersion}/${obj.kind}`;
+      const Model = MODELS[key];
+      if (!Model) {
+        errors.push(`${name}: no schema for ${key} (add its model to MODELS)`);
+        continue;
+      }
+      try {
+        new Model(obj as never).validate();
+      } catch (err) {
+        errors.push(`${name}: ${key} ${obj.metadata.name}: ${(err as Error).message}`);
+      }
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it('have unique kind/name pairs per release', () => {
+    for (const [name, objs] of rendered) {
+      const ids = objs.map((o) => `${o.kind}/${o.metadata.name}`);
+      expect(new Set(ids).size, name).toBe(ids.length);
+    }
+  });
+});
+
+describe('policy', () => {
+  it('every Deployment has probes, resources and a hardened security context', () => {
+    for (const [name, obj] of all().filter(([, o]) => o.kind === 'Deployment')) {
+      const pod = obj.spec.template.spec;
+      const where = `${name} ${obj.metadata.name}`;
+      expect(pod.securityContext.runAsNonRoot, where).toBe(true);
+      expect(pod.securityContext.seccompProfile?.type, where).toBe('RuntimeDefault');
+      expect(pod.topologySpreadConstraints ?? (name === 'preflight:local' ? [] : undefined), where).toBeDefined();
+      expect(obj.spec.template.metadata.annotations['checksum/config'], where).toMatch(/^[a-f0-9]{64}$/);
+      expect(pod.volumes.some((v: { name: string; emptyDir?: object }) => v.name === 'tmp' && v.emptyDir), where).toBe(true);
+      for (const c of pod.containers) {
+        expect(c.startupProbe?.httpGet?.path, where).toBe('/healthz');
+        expect(c.livenessProbe?.httpGet?.path, where).toBe('/healthz');
+        expect(c.readinessProbe?.httpGet?.path, where).toBe('/readyz');
+        expectHardenedContainer(c, where);
+        expect(c.volumeMounts.some((m: { mountPath: string }) => m.mountPath === '/tmp'), where).toBe(true);
+      }
+    }
+  });
+
+  it('every Job (the migration hooks) has resources and a hardened security context', () => {
+    const jobs = all().filter(([, o]) => o.kind === 'Job');
+    expect(jobs.length).toBeGreaterThan(0);
+    for (const [name, obj] of jobs) {
+      const pod = obj.spec.template.spec;
+      const where = `${name} ${obj.metadata.name}`;
+      expect(pod.securityContext.runAsNonRoot, where).toBe(true);
+      expect(obj.metadata.annotations?.['helm.sh/hook'], where).toBe('pre-install,pre-upgrade');
+      expect(obj.metadata.annotations?.['helm.sh/hook-delete-policy'], where).toContain('before-hook-creation');
+      for (const c of pod.containers) {
+        expectHardenedContainer(c, where);
+        expect(c.args, where).toEqual(['migrate']);
+      }
+    }
+  });
+
+  it('every service has a PodDisruptionBudget selecting its Deployment, and the release a Service per Deployment', () => {
+    for (const [name, objs] of rendered) {
+      for (const d of objs.filter((o) => o.kind === 'Deployment')) {
+        const selector = d.spec.selector.matchLabels;
+        const pdb = objs.find((o) => o.kind === 'PodDisruptionBudget' && JSON.stringify(o.spec.selector.matchLabels) === JSON.stringify(selector));
+        expect(pdb, `${name}: PDB for ${d.metadata.name}`).toBeDefined();
+        const svc = objs.find((o) => o.kind === 'Service' && JSON.stringify(o.spec.selector) === JSON.stringify(selector));
+        expect(svc, `${name}: Service for ${d.metadata.name}`).toBeDefined();
+      }
+    }
+    expect(ofKind('preflight:production', 'Deployment').map((d) => d.metadata.name).sort()).toEqual(['pf-campaign', 'pf-gateway', 'pf-issue']);
+  });
+
+  it('credentials only arrive as secretKeyRefs, never in a ConfigMap or a plain env value', () => {
+    for (const [name, obj] of all()) {
+      if (obj.kind === 'ConfigMap') for (const k of SECRET_VARS) expect(obj.data?.[k], `${name} ${obj.metadata.name} ${k}`).toBeUndefined();
+      if (obj.kind !== 'Deployment' && obj.kind !== 'Job') continue;
+      for (const c of obj.spec.template.spec.containers) {
+        for (const e of c.env ?? []) if (SECRET_VARS.includes(e.name)) expect(e.valueFrom?.secretKeyRef?.key, `${name} ${e.name}`).toBeTruthy();
+      }
+    }
+    const gw = ofKind('gateway:default', 'Deployment')[0]!.spec.template.spec.containers[0];
+    const refs = gw.env.filter((e: { valueFrom?: object }) => e.valueFrom).map((e: { name: string }) => e.name).sort();
+    expect(refs).toEqual(['ADMIN_TOKEN', 'DATABASE_URL', 'REDIS_URL']);
+  });
+
+  it('pods do not migrate on start: the hook Job does', () => {
+    for (const s of SERVICES) {
+      const cm = ofKind(`${s}:default`, 'ConfigMap')[0]!;
+      expect(cm.data?.MIGRATE_ON_START).toBe('false');
+      expect(cm.data?.[`${s.toUpperCase()}_PORT`]).toMatch(/^808[0-2]$/);
+    }
+    expect(ofKind('gateway:default', 'ConfigMap')[0]!.data).toMatchObject({ DB_SCHEMA: 'identity', CAMPAIGN_URL: 'http://pf-campaign:8081', ISSUE_URL: 'http://pf-issue:8082' });
+    expect(ofKind('issue:default', 'ConfigMap')[0]!.data).toMatchObject({ DB_SCHEMA: 'issue', CAMPAIGN_URL: 'http://pf-campaign:8081' });
+  });
+
+  it('campaign and issue accept traffic only from the gateway (and campaign from issue) plus Prometheus', () => {
+    const peers = (svc: string) =>
+      ofKind('preflight:production', 'NetworkPolicy')
+        .find((n) => n.metadata.name === `pf-${svc}`)!
+        .spec.ingress.flatMap((r: { from: Array<{ podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: object }> }) => r.from)
+        .map((p: { podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: object }) => (p.podSelector ? `pod:${p.podSelector.matchLabels['app.kubernetes.io/name']}` : 'namespace:monitoring'));
+    expect(peers('campaign').sort()).toEqual(['namespace:monitoring', 'pod:gateway', 'pod:issue']);
+    expect(peers('issue').sort()).toEqual(['namespace:monitoring', 'pod:gateway']);
+  });
+
+  it('a config change changes the pods checksum (rolls the pods)', async () => {
+    const before = ofKind('campaign:default', 'Deployment')[0]!.spec.template.metadata.annotations['checksum/config'];
+    const after = (await template('campaign', ['--set', 'config.LOG_LEVEL=debug'])).find((o) => o.kind === 'Deployment')!.spec.template.metadata.annotations['checksum/config'];
+    expect(after).not.toBe(before);
+  });
+});
+
+describe('values schemas', () => {
+  it('every service chart carries the shared schema unchanged', () => {
+    const shared = readFileSync(join(root, 'charts/preflight-lib/schema/service-values.schema.json'), 'utf8');
+    for (const s of SERVICES) expect(readFileSync(join(root, `charts/${s}/values.schema.json`), 'utf8'), s).toBe(shared);
+  });
+
+  it.each([
+    ['gateway', ['--set', 'replicaCont=3'], 'replicaCont'],
+    ['gateway', ['--set', 'image.tga=1'], 'tga'],
+    ['campaign', ['--set', 'networkPolicy.enabeld=false'], 'enabeld'],
+    ['issue', ['--set', 'config.DATABASE_URL=postgres://x'], 'config'],
+    ['issue', ['--set', 'prometheusRule.slo.latency.objective=99'], 'objective'],
+    ['preflight', ['--set', 'gatway.enabled=false'], 'gatway'],
+    ['preflight', ['--set', 'global.imageTga=1'], 'imageTga'],
+    ['preflight', ['--set', 'campaign.replicaCont=1'], 'replicaCont'],
+  ])('%s rejects %j', async (chart, args, word) => {
+    await expect(template(chart, args)).rejects.toThrow(word);
+  });
+
+  it('a latency threshold that is not a histogram bucket fails the render', async () => {
+    await expect(template('gateway', ['--set-string', 'prometheusRule.slo.latency.thresholdSeconds=0.3'])).rejects.toThrow('not a bucket');
+  });
+});
+
+describe('observability', () => {
+  const operations = () => readFileSync(join(root, 'docs/operations.md'), 'utf8');
+
+  function rules(objs: K8sObject[]) {
+    return objs
+      .filter((o) => o.kind === 'PrometheusRule')
+      .flatMap((o) => o.spec.groups.flatMap((g: { rules: object[] }) => g.rules)) as Array<{ alert?: string; record?: string; expr: string; annotations?: Record<string, string>; labels?: Record<string, string> }>;
+  }
+
+  it('every alert has a severity and a runbook_url whose anchor exists in docs/operations.md', () => {
+    const anchors = githubAnchors(operations());
+    const alerts = rules(rendered.get('preflight:production')!).filter((r) => r.alert);
+    expect(new Set(alerts.map((a) => a.alert))).toEqual(
+      new Set(['PreflightErrorBudgetBurn', 'PreflightLatencyBudgetBurn', 'PreflightServiceDown', 'PreflightRateLimitedSpike', 'PreflightRateLimiterDegraded', 'PreflightUpstreamCircuitOpen']),
+    );
+    for (const a of alerts) {
+      expect(a.labels?.severity, a.alert).toMatch(/^(critical|warning|info)$/);
+      const url = a.annotations?.runbook_url ?? '';
+      expect(url.startsWith('https://preflight.example.com/docs/operations.md#'), url).toBe(true);
+      expect(anchors.has(url.split('#')[1]!), `${a.alert}: anchor ${url} in docs/operations.md`).toBe(true);
+    }
+  });
+
+  it('the SLO alerts use multi-window multi-burn-rate pairs (1h/5m and 6h/30m)', () => {
+    const alerts = rules(ofKind('gateway:default', 'PrometheusRule'));
+    const burn = alerts.find((a) => a.alert === 'PreflightErrorBudgetBurn')!;
+    for (const w of ['rate1h', 'rate5m', 'rate6h', 'rate30m']) expect(burn.expr).toContain(`preflight:http_error_ratio:${w}`);
+    expect(burn.expr).toContain('14.4 * (1 - 0.999)');
+    const records = alerts.filter((r) => r.record).map((r) => r.record);
+    expect(records).toContain('preflight:http_slow_ratio:rate6h');
+  });
+
+  it('planned (event, outbox, webhook) alerts are off by default and render when switched on', async () => {
+    const planned = ['PreflightOutboxBacklogAge', 'PreflightConsumerLag', 'PreflightWebhookFailureRatio', 'PreflightWebhookEndpointsAutoDisabled', 'PreflightDeliveryBreakersOpen'];
+    for (const [name, objs] of rendered) for (const r of rules(objs)) expect(planned, name).not.toContain(r.alert);
+    const keys = ['outboxBacklogAge', 'consumerLag', 'webhookFailureRatio', 'webhookEndpointsAutoDisabled', 'deliveryBreakersOpen'];
+    const objs = await template('campaign', keys.flatMap((k) => ['--set', `prometheusRule.planned.${k}.enabled=true`]));
+    const on = rules(objs).filter((r) => r.alert && planned.includes(r.alert));
+    expect(on.map((r) => r.alert).sort()).toEqual([...planned].sort());
+    const anchors = githubAnchors(operations());
+    for (const r of on) expect(anchors.has(r.annotations!.runbook_url!.split('#')[1]!), r.alert).toBe(true);
+    for (const o of objs) if (o.kind === 'PrometheusRule') new PrometheusRule(o as never).validate();
+    const list = JSON.parse(readFileSync(join(root, 'charts/metrics-used.json'), 'utf8'));
+    for (const r of on) for (const m of metricNames(r.expr)) expect(list.planned.metrics, m).toContain(m);
+  });
+
+  it('alerts and the dashboard use only metrics listed in charts/metrics-used.json', () => {
+    const known = knownMetrics();
+    const used = new Set<string>();
+    for (const [, objs] of rendered) for (const r of rules(objs)) for (const m of metricNames(r.expr)) used.add(m);
+    const dashboard = JSON.parse(ofKind('preflight:default', 'ConfigMap').find((c) => c.metadata.labels?.grafana_dashboard === '1')!.data!['preflight-overview.json']!);
+    const exprs = JSON.stringify(dashboard).match(/"(expr|query)":"((?:[^"\\]|\\.)*)"/g) ?? [];
+    for (const e of exprs) for (const m of metricNames(JSON.parse(`{${e}}`)[e.startsWith('"expr"') ? 'expr' : 'query'])) used.add(m);
+    const unknown = [...used].filter((m) => !known.has(m));
+    expect(unknown).toEqual([]);
+    // and the list names nothing the charts no longer use
+    expect([...known].filter((m) => !used.has(m))).toEqual([]);
+  });
+
+  it('the Grafana dashboard ships as a ConfigMap labelled for the sidecar, with the promised panels', () => {
+    const cm = ofKind('preflight:production', 'ConfigMap').find((c) => c.metadata.labels?.grafana_dashboard === '1');
+    expect(cm).toBeDefined();
+    const dash = JSON.parse(cm!.data!['preflight-overview.json']!);
+    expect(dash.uid).toBe('preflight-overview');
+    const titles = dash.panels.map((p: { title: string }) => p.title).join('\n');
+    for (const t of ['Request rate', 'Error ratio', 'p50 latency', 'p99 latency', 'Rate limited', 'circuit breaker', 'restarts']) expect(titles).toContain(t);
+  });
+
+  it('ServiceMonitors scrape /metrics and keep the service label', () => {
+    for (const sm of ofKind('preflight:production', 'ServiceMonitor')) {
+      expect(sm.spec.endpoints[0]).toMatchObject({ port: 'http', path: '/metrics', honorLabels: true });
+      expect(sm.metadata.labels?.release).toBe('kube-prometheus-stack');
+    }
+  });
+});
+
+function expectHardenedContainer(c: { name: string; resources?: { requests?: Record<string, string>; limits?: Record<string, string> }; securityContext?: Record<string, unknown> & { capabilities?: { drop?: string[] } } }, where: string) {
+  expect(c.resources?.requests?.cpu, `${where} ${c.name} cpu request`).toBeTruthy();
+  expect(c.resources?.requests?.memory, `${where} ${c.name} memory request`).toBeTruthy();
+  expect(c.resources?.limits?.memory, `${where} ${c.name} memory limit`).toBeTruthy();
+  expect(c.securityContext?.runAsNonRoot, `${where} ${c.name}`).toBe(true);
+  expect(c.securityContext?.readOnlyRootFilesystem, `${where} ${c.name}`).toBe(true);
+  expect(c.securityContext?.allowPrivilegeEscalation, `${where} ${c.name}`).toBe(false);
+  expect(c.securityContext?.capabilities?.drop, `${where} ${c.name}`).toEqual(['ALL']);
+}
+
+// The chart sources this suite reads, so a forgotten file shows up as a clear failure.
+it('every service chart has one template per resource', () => {
+  const expected = ['configmap', 'deployment', 'hpa', 'ingress', 'migration-job', 'networkpolicy', 'pdb', 'prometheusrule', 'service', 'serviceaccount', 'servicemonitor'].map((f) => `${f}.yaml`);
+  for (const s of SERVICES) expect(readdirSync(join(root, `charts/${s}/templates`)).sort(), s).toEqual(expected);
+});
