@@ -1,3 +1,5 @@
 export * from './enums.ts';
 export * from './resources.ts';
 export * from './requests.ts';
+export * from './events.ts';
+export { buildOpenApiDocument, responseSchemaFor } from './openapi.ts';

@@ -78,3 +78,33 @@ export const CampaignListQuerySchema = z.object({
 
 export type CreateIssueRequest = z.infer<typeof CreateIssueRequestSchema>;
 export type IssueListQuery = z.infer<typeof IssueListQuerySchema>;
+
+/**
+ * Body of POST /api/v1/webhooks (spec 2.10, which leaves validation open). Decisions,
+ * documented in docs/api.md:
+ * - url is required: an absolute http(s) URL of at most 2,048 characters.
+ * - events is optional; omitted, null or [] subscribes to every event. Each entry is a
+ *   non-empty name; duplicates collapse. Names are not checked against the catalogue, so
+ *   reserved names (spec 6.3) are accepted.
+ * - name is an optional label of 1–200 characters; omitted or null means no label.
+ * - unknown properties are rejected, as for CreateIssueRequest: a misspelt `events` would
+ *   otherwise silently subscribe to everything.
+ */
+export const MAX_WEBHOOK_NAME = 200;
+
+export const CreateWebhookRequestSchema = z.strictObject({
+  url: required(httpUrl()),
+  events: z
+    .array(z.string({ error: 'Must be a string.' }).trim().min(1, 'Must not be empty.'), { error: 'Must be an array of event names.' })
+    .nullish()
+    .transform((v) => [...new Set(v ?? [])]),
+  name: z
+    .string({ error: 'Must be a string.' })
+    .trim()
+    .min(1, 'Must not be empty.')
+    .max(MAX_WEBHOOK_NAME, `Must be at most ${MAX_WEBHOOK_NAME} characters.`)
+    .nullish()
+    .transform((v) => v ?? null),
+});
+
+export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequestSchema>;

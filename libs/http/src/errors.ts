@@ -41,7 +41,7 @@ export const ERROR_KINDS = {
   dependency_unavailable: { status: 503, title: 'Service unavailable.' },
 } as const satisfies Record<ErrorCode, ErrorKind>;
 
-/** Problem `type` URIs: one documented page per code (docs/errors.md). */
+/** Problem `type` URIs: each code is described in docs/api.md (Errors). */
 export function problemType(code: ErrorCode): string {
   return `https://preflight.dev/problems/${code.replaceAll('_', '-')}`;
 }
