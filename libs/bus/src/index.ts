@@ -1,1 +1,13 @@
-export {};
+export { connectNats, ensureStream, type ConnectNatsOptions, type EnsureStreamOptions } from './nats.ts';
+export {
+  outboxMigration,
+  enqueueEvent,
+  startOutboxRelay,
+  outboxChannel,
+  EVENT_TYPE_HEADER,
+  ORG_ID_HEADER,
+  type OutboxEvent,
+  type OutboxRelay,
+  type OutboxRelayOptions,
+} from './outbox.ts';
+export { inboxMigration, startConsumer, type ConsumedEvent, type EventHandler, type ConsumerOptions, type RunningConsumer } from './consumer.ts';

@@ -1,1 +1,44 @@
-export {};
+export * from './gen/preflight/campaign/v1/events_pb.ts';
+export * from './gen/preflight/issue/v1/events_pb.ts';
+export { CAMPAIGN_STATUSES, ISSUE_STATUSES, type CampaignStatus, type IssueStatus } from './enums.ts';
+export {
+  DOMAIN_EVENTS,
+  DOMAIN_EVENT_KINDS,
+  DEFAULT_SUBJECT_PREFIX,
+  subjectOf,
+  ownerSubjects,
+  allSubjects,
+  typeNameOf,
+  kindOfType,
+  kindOfSubject,
+  createEvent,
+  encodeEvent,
+  decodeEvent,
+  campaignStatusEventKind,
+  toTimestamp,
+  fromTimestamp,
+  type EventOwner,
+  type DomainEvent,
+  type DomainEventKind,
+  type DomainEventMessage,
+  type DomainEventInit,
+  type DomainEventSchema,
+  type EncodedEvent,
+} from './catalogue.ts';
+export {
+  PUBLIC_EVENTS,
+  RESERVED_EVENTS,
+  ISSUE_STATUS_EVENT,
+  isPublicEvent,
+  isSelectableEvent,
+  issueStatusEvent,
+  toPublicEvents,
+  buildEnvelope,
+  envelopesFor,
+  sampleEnvelope,
+  type PublicEventName,
+  type ReservedEventName,
+  type SelectableEventName,
+  type PublicEnvelope,
+  type PublicEvent,
+} from './public.ts';

@@ -1,0 +1,239 @@
+import { AckPolicy, DeliverPolicy, JetStreamApiError, type ConsumerConfig, type ConsumerInfo, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
+import { sql, type Kysely, type Migration, type Transaction } from 'kysely';
+import { Registry } from 'prom-client';
+import type { Logger } from '@preflight/log';
+import { Sleeper, counter, errorMessage, gauge, histogram } from './metrics.ts';
+import { EVENT_TYPE_HEADER, ORG_ID_HEADER } from './outbox.ts';
+
+/**
+ * The `inbox` table, for a consuming service's migration list: one row per (consumer, event)
+ * processed, written in the same transaction as the handler's effects.
+ */
+export const inboxMigration: Migration = {
+  async up(db) {
+    await sql`
+      create table inbox (
+        consumer text not null,
+        event_id text not null,
+        processed_at timestamptz not null default now(),
+        primary key (consumer, event_id)
+      )`.execute(db);
+    await sql`create index inbox_processed_at on inbox (processed_at)`.execute(db);
+  },
+  async down(db) {
+    await sql`drop table inbox`.execute(db);
+  },
+};
+
+/** One event as a handler sees it. */
+export interface ConsumedEvent {
+  /** `Nats-Msg-Id` (the outbox id), or `<stream>:<seq>` for a message published without one. */
+  id: string;
+  subject: string;
+  /** The `Preflight-Event-Type` header: the protobuf type name. */
+  type: string | undefined;
+  orgId: string | undefined;
+  payload: Uint8Array;
+  /** 1 on the first delivery. */
+  deliveryCount: number;
+  redelivered: boolean;
+  streamSequence: number;
+}
+
+/**
+ * Runs inside a transaction that has already recorded the event in the inbox: everything it
+ * writes through `trx` commits with that record, or not at all. Throw to have the event
+ * redelivered later.
+ */
+export type EventHandler<DB> = (event: ConsumedEvent, trx: Transaction<DB>) => Promise<void>;
+
+export interface ConsumerOptions<DB> {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  stream: string;
+  /** The durable name: replicas sharing it share the work; it labels the metrics and inbox rows. */
+  durable: string;
+  /** One subject (any server) or several (NATS ≥ 2.10). */
+  filterSubjects: string[];
+  /** A kysely instance bound to the schema holding `inbox` (search_path). */
+  db: Kysely<DB>;
+  /** For log lines only; the tables resolve through the db's search_path. */
+  schema?: string;
+  handler: EventHandler<DB>;
+  /** Handlers running at once in this replica (default 4). */
+  concurrency?: number;
+  logger: Logger;
+  registry?: Registry;
+  /** Redelivery after this long without an ack (default 30 s); long handlers are kept alive. */
+  ackWaitMs?: number;
+  /** Deliveries before an event is given up (terminated and logged); default 20, -1 for never. */
+  maxDeliver?: number;
+  /** Delay before redelivering a failed event, by delivery count (default 1 s doubling, max 60 s). */
+  retryDelayMs?: (deliveryCount: number) => number;
+  /** How often consumer_lag is refreshed (default 5 s). */
+  lagIntervalMs?: number;
+}
+
+export interface RunningConsumer {
+  /** Stops pulling, waits for the handlers in flight to finish (and ack), stops the lag poll. */
+  stop(): Promise<void>;
+}
+
+const defaultRetryDelay = (n: number) => Math.min(60_000, 1_000 * 2 ** Math.max(0, n - 1));
+
+/**
+ * A durable pull consumer with explicit acks, bounded concurrency and inbox dedupe:
+ * each event's handler runs in a transaction that first inserts (consumer, event id) into the
+ * inbox; a conflict means it was processed already, so it is just acked. Success acks, failure
+ * naks with a delay. Delivery is at least once; the inbox makes the effects exactly once.
+ */
+export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<RunningConsumer> {
+  const log = opts.logger.child({ component: 'consumer', consumer: opts.durable, stream: opts.stream, schema: opts.schema });
+  const registry = opts.registry ?? new Registry();
+  const concurrency = Math.max(1, opts.concurrency ?? 4);
+  const ackWaitMs = opts.ackWaitMs ?? 30_000;
+  const maxDeliver = opts.maxDeliver ?? 20;
+  const retryDelay = opts.retryDelayMs ?? defaultRetryDelay;
+  const labels = { consumer: opts.durable };
+
+  const processed = counter(registry, 'consumer_processed_total', 'Events handled, by consumer and outcome (success, duplicate, failure, dead).', ['consumer', 'outcome']);
+  const redeliveries = counter(registry, 'consumer_redeliveries_total', 'Events received again after a nak, a timeout or a crash.', ['consumer']);
+  const lag = gauge(registry, 'consumer_lag', 'Events in the stream not yet delivered to the consumer (num_pending).', ['consumer']);
+  const duration = histogram(registry, 'consumer_processing_duration_seconds', 'Time to handle one event, inbox and transaction included.', ['consumer'], [
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+  ]);
+
+  await ensureConsumer(opts.jsm, opts.stream, {
+    durable_name: opts.durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: nanos(ackWaitMs),
+    max_deliver: maxDeliver,
+    max_ack_pending: Math.max(1000, concurrency * 10),
+    ...(opts.filterSubjects.length === 1 ? { filter_subject: opts.filterSubjects[0] } : { filter_subjects: opts.filterSubjects }),
+  });
+
+  async function handle(m: JsMsg): Promise<void> {
+    const started = process.hrtime.bigint();
+    const event: ConsumedEvent = {
+      id: m.headers?.get('Nats-Msg-Id') || `${m.info.stream}:${m.seq}`,
+      subject: m.subject,
+      type: m.headers?.get(EVENT_TYPE_HEADER) || undefined,
+      orgId: m.headers?.get(ORG_ID_HEADER) || undefined,
+      payload: m.data,
+      deliveryCount: m.info.deliveryCount,
+      redelivered: m.info.redelivered,
+      streamSequence: m.seq,
+    };
+    if (event.redelivered) redeliveries.inc(labels);
+    // A handler slower than ack_wait keeps its message: tell the server it is still working.
+    const keepAlive = setInterval(() => m.working(), Math.max(500, ackWaitMs / 2));
+    try {
+      const fresh = await opts.db.transaction().execute(async (trx) => {
+        const inserted = await sql`
+          insert into inbox (consumer, event_id) values (${opts.durable}, ${event.id})
+          on conflict do nothing returning event_id`.execute(trx);
+        if (inserted.rows.length === 0) return false;
+        await opts.handler(event, trx);
+        return true;
+      });
+      m.ack();
+      processed.inc({ ...labels, outcome: fresh ? 'success' : 'duplicate' });
+      if (!fresh) log.debug({ eventId: event.id }, 'event already processed; acked');
+    } catch (err) {
+      if (maxDeliver > 0 && event.deliveryCount >= maxDeliver) {
+        m.term(`failed ${event.deliveryCount} times`);
+        processed.inc({ ...labels, outcome: 'dead' });
+        log.error({ eventId: event.id, subject: event.subject, deliveries: event.deliveryCount, err: errorMessage(err) }, 'event failed for the last time; given up');
+      } else {
+        const delay = retryDelay(event.deliveryCount);
+        m.nak(delay);
+        processed.inc({ ...labels, outcome: 'failure' });
+        log.warn({ eventId: event.id, subject: event.subject, deliveries: event.deliveryCount, retryInMs: delay, err: errorMessage(err) }, 'event handler failed; will retry');
+      }
+    } finally {
+      clearInterval(keepAlive);
+      duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  }
+
+  let stopping = false;
+  let messages: Awaited<ReturnType<Awaited<ReturnType<JetStreamClient['consumers']['get']>>['consume']>> | undefined;
+  const pause = new Sleeper();
+  const inflight = new Set<Promise<void>>();
+
+  const consumer = await opts.js.consumers.get(opts.stream, opts.durable);
+
+  const refreshLag = async () => {
+    try {
+      const info: ConsumerInfo = await consumer.info();
+      lag.set(labels, info.num_pending);
+    } catch (err) {
+      log.debug({ err: errorMessage(err) }, 'consumer info failed');
+    }
+  };
+  await refreshLag();
+  const lagTimer = setInterval(() => void refreshLag(), opts.lagIntervalMs ?? 5_000);
+  lagTimer.unref();
+
+  const loop = (async () => {
+    while (!stopping) {
+      try {
+        messages = await consumer.consume({ max_messages: concurrency });
+        if (stopping) messages.stop();
+        for await (const m of messages) {
+          const p: Promise<void> = handle(m).finally(() => inflight.delete(p));
+          inflight.add(p);
+          if (inflight.size >= concurrency) await Promise.race(inflight);
+        }
+      } catch (err) {
+        if (!stopping) log.warn({ err: errorMessage(err) }, 'consume failed; retrying');
+      }
+      if (!stopping) await pause.wait(1_000);
+    }
+    await Promise.all(inflight);
+  })();
+
+  log.info({ filterSubjects: opts.filterSubjects, concurrency }, 'consumer started');
+  return {
+    async stop() {
+      if (!stopping) {
+        stopping = true;
+        clearInterval(lagTimer);
+        messages?.stop();
+        pause.wake();
+      }
+      await loop;
+    },
+  };
+}
+
+/** Creates the durable consumer or brings its settings up to date: idempotent across replicas. */
+async function ensureConsumer(jsm: JetStreamManager, stream: string, config: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
+  const existing = await consumerInfo(jsm, stream, config.durable_name);
+  if (!existing) {
+    try {
+      await jsm.consumers.add(stream, config);
+      return;
+    } catch (err) {
+      if (!(await consumerInfo(jsm, stream, config.durable_name))) throw err;
+    }
+  }
+  const current = existing?.config ?? (await consumerInfo(jsm, stream, config.durable_name))?.config;
+  const keys = ['ack_wait', 'max_deliver', 'max_ack_pending', 'filter_subject', 'filter_subjects'] as const;
+  const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  if (current && keys.every((k) => config[k] === undefined || same(config[k], current[k]))) return;
+  const update: Partial<ConsumerConfig> = {};
+  for (const k of keys) if (config[k] !== undefined) Object.assign(update, { [k]: config[k] });
+  await jsm.consumers.update(stream, config.durable_name, update);
+}
+
+async function consumerInfo(jsm: JetStreamManager, stream: string, durable: string): Promise<ConsumerInfo | undefined> {
+  try {
+    return await jsm.consumers.info(stream, durable);
+  } catch (err) {
+    if (err instanceof JetStreamApiError && err.status === 404) return undefined;
+    throw err;
+  }
+}

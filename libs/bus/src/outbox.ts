@@ -1,0 +1,299 @@
+import { randomUUID } from 'node:crypto';
+import { headers, type MsgHdrs } from '@nats-io/nats-core';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { sql, type Kysely, type Migration } from 'kysely';
+import pg from 'pg';
+import { Registry } from 'prom-client';
+import type { Logger } from '@preflight/log';
+import { Sleeper, counter, errorMessage, gauge } from './metrics.ts';
+
+/** Headers every relayed message carries besides `Nats-Msg-Id` (= the event id). */
+export const EVENT_TYPE_HEADER = 'Preflight-Event-Type';
+export const ORG_ID_HEADER = 'Preflight-Org-Id';
+
+/**
+ * The `outbox` table, for a service to add to its own migration list (for example as
+ * `0002_outbox`). Created in the schema the migrator's connection resolves to (search_path).
+ * `seq` gives the relay an insertion order that also orders the events of one transaction.
+ */
+export const outboxMigration: Migration = {
+  async up(db) {
+    await sql`
+      create table outbox (
+        id uuid primary key,
+        seq bigint generated always as identity,
+        subject text not null,
+        type text not null,
+        payload bytea not null,
+        org_id uuid,
+        created_at timestamptz not null default clock_timestamp(),
+        published_at timestamptz,
+        attempts integer not null default 0,
+        last_error text
+      )`.execute(db);
+    await sql`create index outbox_unpublished on outbox (seq) where published_at is null`.execute(db);
+    await sql`create index outbox_published on outbox (published_at) where published_at is not null`.execute(db);
+  },
+  async down(db) {
+    await sql`drop table outbox`.execute(db);
+  },
+};
+
+export interface OutboxEvent {
+  /** The event id (a UUID): becomes `Nats-Msg-Id` and the public envelope id. Generated when absent. */
+  id?: string;
+  subject: string;
+  /** The fully qualified protobuf type name (libs/events `encodeEvent` gives subject, type, payload). */
+  type: string;
+  payload: Uint8Array;
+  orgId?: string | null;
+}
+
+/**
+ * Puts an event in the outbox inside the caller's transaction, so it exists if and only if
+ * the state change commits, and notifies `<schema>_outbox` (delivered by Postgres at commit)
+ * so the relay wakes at once. Returns the event id. Refuses to run outside a transaction.
+ */
+export async function enqueueEvent(trx: Kysely<any>, event: OutboxEvent): Promise<string> {
+  if (!trx.isTransaction) throw new Error('enqueueEvent must run inside the transaction that changes the state');
+  const id = event.id ?? randomUUID();
+  const payload = Buffer.from(event.payload.buffer, event.payload.byteOffset, event.payload.byteLength);
+  await sql`insert into outbox (id, subject, type, payload, org_id) values (${id}, ${event.subject}, ${event.type}, ${payload}, ${event.orgId ?? null})`.execute(trx);
+  await sql`select pg_notify(current_schema() || '_outbox', '')`.execute(trx);
+  return id;
+}
+
+/** The NOTIFY channel of a schema's outbox. */
+export const outboxChannel = (schema: string): string => `${schema}_outbox`;
+
+export interface OutboxRelayOptions {
+  /** A kysely instance whose connections resolve to the service's schema (search_path). */
+  db: Kysely<any>;
+  /** The schema of the outbox table; names the NOTIFY channel. */
+  schema: string;
+  /** Where to open the dedicated LISTEN connection: a pool (one client is held) or a URL. */
+  pool?: pg.Pool;
+  url?: string;
+  js: JetStreamClient;
+  logger: Logger;
+  /** Metrics go here (its default `service` label applies); a private registry when absent. */
+  registry?: Registry;
+  /** Rows claimed per transaction (default 100). */
+  batchSize?: number;
+  /** The safety poll, for a missed NOTIFY (default 1000 ms). */
+  pollIntervalMs?: number;
+  /** PubAck timeout per message (default 5000 ms). */
+  publishTimeoutMs?: number;
+  /** Backoff after a failed publish: doubling from `initialMs` to `maxMs` (default 200 ms → 30 s). */
+  backoff?: { initialMs?: number; maxMs?: number };
+  /** Published rows older than this are deleted (default 7 days); 0 keeps them. */
+  retentionMs?: number;
+}
+
+export interface OutboxRelay {
+  /** Drain now (as a NOTIFY would). */
+  wake(): void;
+  /** Finishes the batch in flight, then stops and closes the LISTEN connection. */
+  stop(): Promise<void>;
+}
+
+interface OutboxRow {
+  id: string;
+  subject: string;
+  type: string;
+  payload: Buffer;
+  org_id: string | null;
+}
+
+/**
+ * Publishes committed outbox rows to JetStream, in order, each with `Nats-Msg-Id` = its id.
+ *
+ * - Wakes on NOTIFY `<schema>_outbox`, on a slow safety poll, and after (re)connecting the
+ *   LISTEN connection; drains until a batch comes back short.
+ * - Claims rows with `for update skip locked` in a transaction that stays open while they are
+ *   published and marked, so several relays never publish the same row concurrently.
+ * - A crash after publishing and before the mark commits leaves the rows unpublished; they are
+ *   published again with the same `Nats-Msg-Id`, which JetStream drops as a duplicate within
+ *   its duplicate window. Nothing committed is lost, nothing is delivered twice.
+ * - A failed publish stops the batch there (later rows keep their order), records `attempts`
+ *   and `last_error` on the row, and backs off.
+ */
+export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
+  const log = opts.logger.child({ component: 'outbox-relay', schema: opts.schema });
+  const registry = opts.registry ?? new Registry();
+  const batchSize = opts.batchSize ?? 100;
+  const pollIntervalMs = opts.pollIntervalMs ?? 1_000;
+  const publishTimeoutMs = opts.publishTimeoutMs ?? 5_000;
+  const backoffInitial = opts.backoff?.initialMs ?? 200;
+  const backoffMax = opts.backoff?.maxMs ?? 30_000;
+  const retentionMs = opts.retentionMs ?? 7 * 24 * 3600_000;
+
+  const backlog = gauge(registry, 'outbox_backlog', 'Outbox rows not yet published.');
+  const oldestAge = gauge(registry, 'outbox_oldest_unpublished_age_seconds', 'Age of the oldest unpublished outbox row, 0 when none.');
+  const published = counter(registry, 'outbox_published_total', 'Outbox rows published to JetStream.');
+  const failures = counter(registry, 'outbox_publish_failures_total', 'Failed publishes of outbox rows.');
+
+  const wakeup = new Sleeper();
+  const backoffSleep = new Sleeper();
+  let stopping = false;
+  let consecutiveFailures = 0;
+  let lastPrune = 0;
+
+  const listener = startListener(opts, outboxChannel(opts.schema), () => wakeup.wake(), log);
+
+  async function drainBatch(): Promise<{ claimed: number; failed: boolean }> {
+    return opts.db.transaction().execute(async (trx) => {
+      const { rows } = await sql<OutboxRow>`
+        select id, subject, type, payload, org_id from outbox
+        where published_at is null
+        order by seq
+        limit ${batchSize}
+        for update skip locked`.execute(trx);
+      const done: string[] = [];
+      let failure: { id: string; error: string } | undefined;
+      for (const row of rows) {
+        const h: MsgHdrs = headers();
+        h.set(EVENT_TYPE_HEADER, row.type);
+        if (row.org_id) h.set(ORG_ID_HEADER, row.org_id);
+        try {
+          const ack = await opts.js.publish(row.subject, row.payload, { msgID: row.id, headers: h, timeout: publishTimeoutMs });
+          if (ack.duplicate) log.info({ eventId: row.id }, 'outbox row was already in the stream (duplicate dropped)');
+          done.push(row.id);
+        } catch (err) {
+          failure = { id: row.id, error: errorMessage(err) };
+          break;
+        }
+      }
+      if (done.length > 0) {
+        await sql`update outbox set published_at = now(), attempts = attempts + 1, last_error = null where id = any(${done}::uuid[])`.execute(trx);
+      }
+      if (failure) {
+        await sql`update outbox set attempts = attempts + 1, last_error = ${failure.error} where id = ${failure.id}`.execute(trx);
+        log.warn({ eventId: failure.id, err: failure.error }, 'outbox publish failed');
+        failures.inc();
+      }
+      published.inc(done.length);
+      return { claimed: rows.length, failed: failure !== undefined };
+    });
+  }
+
+  async function refreshGauges(): Promise<void> {
+    const { rows } = await sql<{ n: number; age: number | null }>`
+      select count(*)::int as n, extract(epoch from now() - min(created_at))::float8 as age
+      from outbox where published_at is null`.execute(opts.db);
+    backlog.set(rows[0]?.n ?? 0);
+    oldestAge.set(Math.max(0, rows[0]?.age ?? 0));
+  }
+
+  async function pruneIfDue(): Promise<void> {
+    if (retentionMs <= 0 || Date.now() - lastPrune < 10 * 60_000) return;
+    lastPrune = Date.now();
+    await sql`delete from outbox where published_at < now() - make_interval(secs => ${retentionMs / 1000})`.execute(opts.db);
+  }
+
+  const loop = (async () => {
+    while (!stopping) {
+      let result = { claimed: 0, failed: false };
+      try {
+        result = await drainBatch();
+      } catch (err) {
+        log.warn({ err: errorMessage(err) }, 'outbox drain failed');
+        result = { claimed: 0, failed: true };
+      }
+      try {
+        await refreshGauges();
+        await pruneIfDue();
+      } catch (err) {
+        log.debug({ err: errorMessage(err) }, 'outbox housekeeping failed');
+      }
+      if (stopping) break;
+      if (result.failed) {
+        consecutiveFailures += 1;
+        await backoffSleep.wait(Math.min(backoffMax, backoffInitial * 2 ** (consecutiveFailures - 1)));
+        continue;
+      }
+      consecutiveFailures = 0;
+      if (result.claimed < batchSize) await wakeup.wait(pollIntervalMs);
+    }
+  })();
+
+  return {
+    wake: () => wakeup.wake(),
+    async stop() {
+      if (stopping) return loop;
+      stopping = true;
+      wakeup.wake();
+      backoffSleep.wake();
+      await loop;
+      await listener.close();
+    },
+  };
+}
+
+/**
+ * The LISTEN connection: reconnects with a capped backoff after any error, and calls
+ * `onNotify` after every (re)connection too, since NOTIFYs sent while it was down are lost.
+ */
+function startListener(opts: Pick<OutboxRelayOptions, 'pool' | 'url'>, channel: string, onNotify: () => void, log: Logger) {
+  if (!opts.pool && !opts.url) throw new Error('startOutboxRelay needs a pool or a url for its LISTEN connection');
+  let closed = false;
+  let current: { client: pg.ClientBase; dispose: (err?: Error) => Promise<void> } | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let failures = 0;
+
+  async function open(): Promise<void> {
+    if (closed) return;
+    let conn: typeof current;
+    try {
+      if (opts.pool) {
+        const client = await opts.pool.connect();
+        conn = { client, dispose: async (err) => client.release(err ?? true) };
+      } else {
+        const client = new pg.Client({ connectionString: opts.url });
+        client.on('error', () => undefined);
+        await client.connect();
+        conn = { client, dispose: async () => client.end().catch(() => undefined) };
+      }
+      const c = conn;
+      c.client.on('notification', (n) => {
+        if (n.channel === channel) onNotify();
+      });
+      c.client.on('error', (err) => {
+        if (closed || current !== c) return;
+        log.warn({ err: errorMessage(err) }, 'outbox LISTEN connection lost');
+        current = undefined;
+        void c.dispose(err);
+        schedule();
+      });
+      await c.client.query(`listen ${pg.escapeIdentifier(channel)}`);
+      if (closed) return void (await c.dispose());
+      current = c;
+      failures = 0;
+      onNotify();
+    } catch (err) {
+      if (conn) await conn.dispose(err instanceof Error ? err : undefined);
+      log.warn({ err: errorMessage(err) }, 'outbox LISTEN connection failed; relying on the poll until it is back');
+      schedule();
+    }
+  }
+
+  function schedule(): void {
+    if (closed) return;
+    failures += 1;
+    retry = setTimeout(() => void open(), Math.min(30_000, 250 * 2 ** Math.min(failures, 7)));
+  }
+
+  void open();
+  return {
+    async close(): Promise<void> {
+      closed = true;
+      clearTimeout(retry);
+      const c = current;
+      current = undefined;
+      if (c) {
+        await c.client.query(`unlisten *`).catch(() => undefined);
+        await c.dispose();
+      }
+    },
+  };
+}
