@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { SERVICES, spawnService, waitUntilReady, type ServiceName, type ServiceProcess } from '../../scripts/lib/services.ts';
-import { TEST_DATABASE_URL, TEST_NATS_URL, TEST_REDIS_URL, dropSchemas, freePort, isolatedName } from '@preflight/testing';
+import { TEST_DATABASE_URL, TEST_NATS_URL, TEST_REDIS_URL, deleteStreams, dropSchemas, freePort, isolatedName } from '@preflight/testing';
 
 /** What a test needs to drive a running system over HTTP, as a client would. */
 export interface SystemInfo {
@@ -25,11 +25,14 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
   const schemas = Object.fromEntries(SERVICES.map((s) => [s.name, isolatedName(s.schema)])) as Record<ServiceName, string>;
   const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s.name, await freePort()]))) as Record<ServiceName, number>;
   const adminToken = `adm_test_${randomBytes(16).toString('hex')}`;
+  const stream = isolatedName('events').toUpperCase();
   const env: Record<string, string> = {
     DATABASE_URL: TEST_DATABASE_URL,
     REDIS_URL: TEST_REDIS_URL,
     NATS_URL: TEST_NATS_URL,
     REDIS_KEY_PREFIX: `${isolatedName('redis')}:`,
+    EVENTS_STREAM: stream,
+    EVENTS_SUBJECT_PREFIX: isolatedName('preflight'),
     ADMIN_TOKEN: adminToken,
     MIGRATE_ON_START: 'true',
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
@@ -51,6 +54,7 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
   } catch (err) {
     await Promise.all(Object.values(processes).map((p) => p.stop('SIGKILL')));
     await dropSchemas(Object.values(schemas));
+    await deleteStreams([stream]);
     throw err;
   }
 
@@ -68,6 +72,7 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     stop: async () => {
       await Promise.all(Object.values(processes).map((p) => p.stop('SIGTERM')));
       await dropSchemas(Object.values(schemas));
+      await deleteStreams([stream]);
     },
   };
 }

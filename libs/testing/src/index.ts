@@ -1,3 +1,4 @@
 export { TEST_DATABASE_URL, TEST_REDIS_URL, TEST_NATS_URL, runId, isolatedName, dropSchemas } from './isolation.ts';
 export { eventually } from './eventually.ts';
 export { freePort } from './ports.ts';
+export { deleteStreams } from './streams.ts';

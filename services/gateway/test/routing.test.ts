@@ -45,6 +45,11 @@ describe('route matching', () => {
       ['GET', '/api/v1/campaigns/:id/issues', 'read', 'issue'],
       ['POST', '/api/v1/campaigns/:id/issues', 'write', 'issue'],
       ['GET', '/api/v1/issues/:id', 'read', 'issue'],
+      ['GET', '/api/v1/events', 'read', 'webhook'],
+      ['GET', '/api/v1/events/:eventKey/sample', 'read', 'webhook'],
+      ['GET', '/api/v1/webhooks', 'webhooks', 'webhook'],
+      ['POST', '/api/v1/webhooks', 'webhooks', 'webhook'],
+      ['DELETE', '/api/v1/webhooks/:id', 'webhooks', 'webhook'],
     ]);
   });
 });

@@ -20,6 +20,11 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', pattern: '/api/v1/campaigns/:id/issues', auth: 'api-key', scope: 'read', upstream: 'issue' },
   { method: 'POST', pattern: '/api/v1/campaigns/:id/issues', auth: 'api-key', scope: 'write', upstream: 'issue' },
   { method: 'GET', pattern: '/api/v1/issues/:id', auth: 'api-key', scope: 'read', upstream: 'issue' },
+  { method: 'GET', pattern: '/api/v1/events', auth: 'api-key', scope: 'read', upstream: 'webhook' },
+  { method: 'GET', pattern: '/api/v1/events/:eventKey/sample', auth: 'api-key', scope: 'read', upstream: 'webhook' },
+  { method: 'GET', pattern: '/api/v1/webhooks', auth: 'api-key', scope: 'webhooks', upstream: 'webhook' },
+  { method: 'POST', pattern: '/api/v1/webhooks', auth: 'api-key', scope: 'webhooks', upstream: 'webhook' },
+  { method: 'DELETE', pattern: '/api/v1/webhooks/:id', auth: 'api-key', scope: 'webhooks', upstream: 'webhook' },
 
   // Admin API (operator token): organisations and keys, answered here
   { method: 'POST', pattern: '/admin/v1/organizations', auth: 'admin', local: createOrganization },
@@ -35,9 +40,16 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'POST', pattern: '/admin/v1/sites/:siteId/campaigns', auth: 'admin', upstream: 'campaign' },
   { method: 'GET', pattern: '/admin/v1/campaigns/:id', auth: 'admin', upstream: 'campaign' },
   { method: 'POST', pattern: '/admin/v1/campaigns/:id/status', auth: 'admin', upstream: 'campaign' },
+  { method: 'GET', pattern: '/admin/v1/campaigns/:id/policy', auth: 'admin', upstream: 'campaign' },
+  { method: 'PUT', pattern: '/admin/v1/campaigns/:id/policy', auth: 'admin', upstream: 'campaign' },
   { method: 'POST', pattern: '/admin/v1/campaigns/:id/issues', auth: 'admin', upstream: 'issue' },
   { method: 'GET', pattern: '/admin/v1/campaigns/:id/issues', auth: 'admin', upstream: 'issue' },
   { method: 'GET', pattern: '/admin/v1/issues/:id', auth: 'admin', upstream: 'issue' },
   { method: 'POST', pattern: '/admin/v1/issues/:id/status', auth: 'admin', upstream: 'issue' },
   { method: 'POST', pattern: '/admin/v1/issues/:id/assignee', auth: 'admin', upstream: 'issue' },
+
+  // Admin API: webhook settings, forwarded
+  { method: 'POST', pattern: '/admin/v1/organizations/:orgId/webhooks', auth: 'admin', upstream: 'webhook' },
+  { method: 'GET', pattern: '/admin/v1/organizations/:orgId/webhooks', auth: 'admin', upstream: 'webhook' },
+  { method: 'POST', pattern: '/admin/v1/webhooks/:id/enable', auth: 'admin', upstream: 'webhook' },
 ];
