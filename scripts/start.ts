@@ -20,6 +20,7 @@ const STATE_FILE = join(REPO_ROOT, '.preflight', 'local.json');
 
 interface LocalState {
   adminToken?: string;
+  webhookSecretKeys?: string;
   demo?: { orgId: string; key: string; campaignId: string };
 }
 
@@ -152,6 +153,13 @@ async function main(): Promise<void> {
     state.adminToken = adminToken;
     saveState(state);
   }
+  // The webhook service's secret-encryption keys: generated once and kept with the local state.
+  let webhookSecretKeys = process.env.WEBHOOK_SECRET_KEYS;
+  if (!webhookSecretKeys) {
+    webhookSecretKeys = state.webhookSecretKeys ?? `local1:${randomBytes(32).toString('base64')}`;
+    state.webhookSecretKeys = webhookSecretKeys;
+    saveState(state);
+  }
 
   const ports = Object.fromEntries(SERVICES.map((s) => [s.name, Number(process.env[s.portVar] ?? s.defaultPort)])) as Record<ServiceName, number>;
   const shared: Record<string, string> = {
@@ -160,6 +168,9 @@ async function main(): Promise<void> {
     MIGRATE_ON_START: 'true',
     CAMPAIGN_URL: `http://127.0.0.1:${ports.campaign}`,
     ISSUE_URL: `http://127.0.0.1:${ports.issue}`,
+    WEBHOOK_URL: `http://127.0.0.1:${ports.webhook}`,
+    WEBHOOK_SECRET_KEYS: webhookSecretKeys,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? 'false',
     ...Object.fromEntries(SERVICES.map((s) => [s.portVar, String(ports[s.name])])),
   };
 

@@ -8,6 +8,7 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SERVICES = [
   { name: 'campaign', portVar: 'CAMPAIGN_PORT', defaultPort: 8081, schema: 'campaign' },
   { name: 'issue', portVar: 'ISSUE_PORT', defaultPort: 8082, schema: 'issue' },
+  { name: 'webhook', portVar: 'WEBHOOK_PORT', defaultPort: 8083, schema: 'webhook' },
   { name: 'gateway', portVar: 'GATEWAY_PORT', defaultPort: 8080, schema: 'identity' },
 ] as const;
 

@@ -38,6 +38,8 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
     CAMPAIGN_URL: `http://127.0.0.1:${ports.campaign}`,
     ISSUE_URL: `http://127.0.0.1:${ports.issue}`,
+    WEBHOOK_URL: `http://127.0.0.1:${ports.webhook}`,
+    WEBHOOK_SECRET_KEYS: `test:${randomBytes(32).toString('base64')}`,
     ...Object.fromEntries(SERVICES.map((s) => [s.portVar, String(ports[s.name])])),
     ...overrides,
   };

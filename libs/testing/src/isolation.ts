@@ -20,6 +20,9 @@ export async function dropSchemas(schemas: string[], url = TEST_DATABASE_URL): P
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
+    // The same lock migrations hold (libs/db DDL_LOCK_KEY): a drop must not land in the middle
+    // of another file's migration, whose introspection reads every schema.
+    await client.query(`select pg_advisory_lock(hashtext('preflight:schema-ddl'))`);
     for (const schema of schemas) await client.query(`drop schema if exists "${schema}" cascade`);
   } finally {
     await client.end();

@@ -1,12 +1,22 @@
+import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connectNats, ensureStream, startConsumer, startOutboxRelay, type OutboxRelay, type RunningConsumer } from '@preflight/bus';
 import { createDatabase, migrateToLatest, type Database } from '@preflight/db';
+import { allSubjects } from '@preflight/events';
 import { createApp, createRegistry, serve } from '@preflight/http';
 import { createLogger, type Logger } from '@preflight/log';
+import type { Registry } from 'prom-client';
 import type { CampaignConfig } from './config.ts';
+import { READINESS_CONSUMER, readinessHandler, readinessSubject } from './consumers/readiness.ts';
+import { campaignMetrics } from './metrics.ts';
 import { campaignMigrations } from './migrations/index.ts';
 import { routes } from './routes/index.ts';
 import type { CampaignDatabase } from './storage/schema.ts';
 
 export const SERVICE_NAME = 'campaign';
+
+/** The duplicate window of the events stream: longer than a relay needs to come back after a crash. */
+export const DUPLICATE_WINDOW_MS = 2 * 60_000;
 
 export interface StartOptions {
   /** Loopback in tests; every interface by default. */
@@ -20,6 +30,16 @@ export interface RunningCampaignService {
   port: number;
   url: string;
   database: Database<CampaignDatabase>;
+  registry: Registry;
+  nats: NatsConnection;
+  js: JetStreamClient;
+  /**
+   * The outbox relay, for tests of the crash window: `stopRelay()` stops this process's relay
+   * (as if it had died after the commit), `startRelay()` starts a fresh one (as a restarted
+   * replica would). Shutdown stops whichever is running.
+   */
+  stopRelay(): Promise<void>;
+  startRelay(): void;
   shutdown(): Promise<void>;
 }
 
@@ -37,16 +57,81 @@ export function openCampaignDatabase(config: CampaignConfig): Database<CampaignD
   });
 }
 
-/** Database, migrations (unless a hook Job runs them), routes, then listen. */
+/**
+ * Database and migrations (unless a hook Job runs them), NATS and the events stream, the
+ * outbox relay, the readiness consumer, routes, then listen. Shutdown releases them in the
+ * reverse order: consumer and relay first (they use both), then the pool, then NATS.
+ */
 export async function startCampaignService(config: CampaignConfig, opts: StartOptions = {}): Promise<RunningCampaignService> {
   const logger = opts.logger ?? createLogger(SERVICE_NAME, { level: config.LOG_LEVEL });
+  const registry = createRegistry(SERVICE_NAME);
+  const metrics = campaignMetrics(registry);
+  const prefix = config.EVENTS_SUBJECT_PREFIX;
   const database = openCampaignDatabase(config);
+  let nats: NatsConnection | undefined;
+  let relay: OutboxRelay | undefined;
+  let consumer: RunningConsumer | undefined;
+
+  const startRelay = () => {
+    if (relay) return;
+    relay = startOutboxRelay({ db: database.db, schema: database.schema, pool: database.pool, js: jetstream(nats!), logger, registry });
+  };
+  const stopRelay = async () => {
+    const current = relay;
+    relay = undefined;
+    await current?.stop();
+  };
+  const release = async () => {
+    await consumer?.stop();
+    await stopRelay();
+    await database.close();
+    await nats?.drain().catch(() => nats?.close());
+  };
+
   try {
     if (config.MIGRATE_ON_START) await migrateCampaignSchema(database, logger);
+
+    nats = await connectNats({ url: config.NATS_URL, name: SERVICE_NAME, logger });
+    const jsm = await jetstreamManager(nats);
+    const js = jetstream(nats);
+    await ensureStream(jsm, {
+      name: config.EVENTS_STREAM,
+      subjects: [allSubjects(prefix)],
+      replicas: config.EVENTS_STREAM_REPLICAS,
+      maxAgeMs: config.EVENTS_STREAM_MAX_AGE_HOURS * 3_600_000,
+      duplicateWindowMs: DUPLICATE_WINDOW_MS,
+    });
+    startRelay();
+    consumer = await startConsumer({
+      js,
+      jsm,
+      stream: config.EVENTS_STREAM,
+      durable: READINESS_CONSUMER,
+      filterSubjects: [readinessSubject(prefix)],
+      db: database.db,
+      schema: database.schema,
+      logger,
+      registry,
+      handler: readinessHandler({ prefix, logger, metrics }),
+    });
+
+    const nc = nats;
     const { app, markDraining } = createApp(
-      { service: SERVICE_NAME, logger, registry: createRegistry(SERVICE_NAME), readiness: { database: database.ping } },
+      {
+        service: SERVICE_NAME,
+        logger,
+        registry,
+        readiness: {
+          database: database.ping,
+          // A round trip to the server: fails while the connection is down or reconnecting.
+          nats: async () => {
+            if (nc.isClosed()) throw new Error('connection closed');
+            await nc.flush();
+          },
+        },
+      },
       (a) => {
-        for (const register of routes) register(a, { db: database.db });
+        for (const register of routes) register(a, { db: database.db, events: { prefix }, metrics });
       },
     );
     const server = await serve({
@@ -55,13 +140,23 @@ export async function startCampaignService(config: CampaignConfig, opts: StartOp
       host: opts.host,
       logger,
       onDrain: markDraining,
-      onShutdown: [database.close],
+      onShutdown: [() => consumer!.stop(), stopRelay, database.close, () => nc.drain()],
       exitOnShutdown: opts.exitOnShutdown ?? true,
     });
     const host = opts.host ?? '127.0.0.1';
-    return { port: server.port, url: `http://${host}:${server.port}`, database, shutdown: () => server.shutdown() };
+    return {
+      port: server.port,
+      url: `http://${host}:${server.port}`,
+      database,
+      registry,
+      nats: nc,
+      js,
+      stopRelay,
+      startRelay,
+      shutdown: () => server.shutdown(),
+    };
   } catch (err) {
-    await database.close();
+    await release().catch(() => undefined);
     throw err;
   }
 }

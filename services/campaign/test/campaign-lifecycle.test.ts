@@ -48,7 +48,7 @@ describe('POST /admin/v1/campaigns/:id/status', () => {
         it(`moves a campaign ${from} → ${to}`, async () => {
           const id = await campaignIn(from);
           const moved = await json(await moveCampaign(svc, id, to, `going ${to}`), 200);
-          expect(moved).toMatchObject({ id, status: to, readinessLevel: null, gate: null });
+          expect(moved).toMatchObject({ id, status: to, readinessLevel: 'ReadyToLaunch', gate: 'cleared' });
           expect((await json(await svc.get(`/admin/v1/campaigns/${id}`, admin), 200)).status).toBe(to);
         });
       } else {

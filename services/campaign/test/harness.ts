@@ -2,42 +2,65 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Kysely } from '@preflight/db';
 import { callerHeaders, type Caller } from '@preflight/http';
-import { dropSchemas, isolatedName, TEST_DATABASE_URL } from '@preflight/testing';
-import { startCampaignService } from '../src/app.ts';
+import { deleteStreams, dropSchemas, isolatedName, TEST_DATABASE_URL, TEST_NATS_URL } from '@preflight/testing';
+import { startCampaignService, type RunningCampaignService } from '../src/app.ts';
 import { loadCampaignConfig } from '../src/config.ts';
 import type { CampaignDatabase } from '../src/storage/schema.ts';
 
 /**
- * The campaign service as a test sees it: the real app on a loopback port over a schema of its
- * own, and requests carrying the identity headers the gateway would add.
+ * The campaign service as a test sees it: the real app on a loopback port over a schema, an
+ * events stream and a subject prefix of its own, and requests carrying the identity headers
+ * the gateway would add.
  */
 export interface TestService {
   db: Kysely<CampaignDatabase>;
+  service: RunningCampaignService;
+  /** The isolated stream and subject prefix the service uses. */
+  stream: string;
+  prefix: string;
   get(path: string, as?: Caller): Promise<Response>;
   post(path: string, body: unknown, as?: Caller): Promise<Response>;
+  put(path: string, body: unknown, as?: Caller): Promise<Response>;
   stop(): Promise<void>;
 }
 
 export async function startTestService(label: string): Promise<TestService> {
   const schema = isolatedName(label);
+  const stream = isolatedName(label).toUpperCase();
+  const prefix = isolatedName(label);
   const config = loadCampaignConfig({
-    source: { CAMPAIGN_PORT: '0', DATABASE_URL: TEST_DATABASE_URL, DB_SCHEMA: schema, DB_POOL_MAX: '10', LOG_LEVEL: 'silent' },
+    source: {
+      CAMPAIGN_PORT: '0',
+      DATABASE_URL: TEST_DATABASE_URL,
+      DB_SCHEMA: schema,
+      DB_POOL_MAX: '10',
+      LOG_LEVEL: 'silent',
+      NATS_URL: TEST_NATS_URL,
+      EVENTS_STREAM: stream,
+      EVENTS_SUBJECT_PREFIX: prefix,
+    },
     exitOnError: false,
   });
   const service = await startCampaignService(config, { host: '127.0.0.1', exitOnShutdown: false });
   const headers = (as?: Caller) => (as ? callerHeaders(as) : {});
+  const send = (method: string) => (path: string, body: unknown, as?: Caller) =>
+    fetch(`${service.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers(as) },
+      body: JSON.stringify(body),
+    });
   return {
     db: service.database.db,
+    service,
+    stream,
+    prefix,
     get: (path, as) => fetch(`${service.url}${path}`, { headers: headers(as) }),
-    post: (path, body, as) =>
-      fetch(`${service.url}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers(as) },
-        body: JSON.stringify(body),
-      }),
+    post: send('POST'),
+    put: send('PUT'),
     stop: async () => {
       await service.shutdown();
       await dropSchemas([schema]);
+      await deleteStreams([stream]);
     },
   };
 }

@@ -36,7 +36,7 @@ describe('GET /api/v1/campaigns', () => {
     for (const campaign of listed) {
       expect(Object.keys(campaign).sort()).toEqual(PUBLIC_CAMPAIGN_FIELDS);
       PublicCampaignSchema.strict().parse(campaign);
-      expect(campaign).toMatchObject({ siteId: siteA.id, siteName: 'Storefront', readinessLevel: null, gate: null });
+      expect(campaign).toMatchObject({ siteId: siteA.id, siteName: 'Storefront', readinessLevel: 'ReadyToLaunch', gate: 'cleared' });
     }
     expect(listed[1]).toMatchObject({ id: campaignsA[1]!.id, status: 'Active' });
   });

@@ -71,8 +71,8 @@ describe('POST /admin/v1/sites/:siteId/campaigns', () => {
       status: 'Draft',
       siteId: site.id,
       siteName: 'Storefront',
-      readinessLevel: null,
-      gate: null,
+      readinessLevel: 'ReadyToLaunch',
+      gate: 'cleared',
     });
   });
 

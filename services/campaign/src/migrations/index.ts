@@ -1,7 +1,9 @@
 import type { MigrationSet } from '@preflight/db';
 import * as init from './0001_init.ts';
+import * as eventsAndReadiness from './0002_events_and_readiness.ts';
 
 /** Every migration of the campaign schema, in order; listed statically so bundles keep them. */
 export const campaignMigrations = {
   '0001_init': init,
+  '0002_events_and_readiness': eventsAndReadiness,
 } satisfies MigrationSet;

@@ -20,12 +20,12 @@ const ChangeCampaignStatusRequestSchema = z.strictObject({
  * (domain/campaign-lifecycle.ts). A move the lifecycle forbids, including to the current
  * status, is a 409 naming the current status and the allowed targets.
  */
-export const registerChangeCampaignStatus: RegisterRoute = (app, { db }) => {
+export const registerChangeCampaignStatus: RegisterRoute = (app, { db, events }) => {
   app.post('/admin/v1/campaigns/:id/status', async (req, res) => {
     requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
     const body = parseBody(ChangeCampaignStatusRequestSchema, req.body);
-    const change = await changeCampaignStatus(db, { campaignId: id, to: body.to, reason: body.reason });
+    const change = await changeCampaignStatus(db, { campaignId: id, to: body.to, reason: body.reason }, events);
     switch (change.outcome) {
       case 'not_found':
         throw notFound('campaign', id);

@@ -2,10 +2,12 @@ import { registerChangeCampaignStatus } from './change-campaign-status.ts';
 import { registerCreateCampaign } from './create-campaign.ts';
 import { registerCreateSite } from './create-site.ts';
 import { registerGetCampaign } from './get-campaign.ts';
+import { registerGetCampaignPolicy } from './get-campaign-policy.ts';
 import { registerGetInternalCampaign } from './get-internal-campaign.ts';
 import { registerListCampaigns } from './list-campaigns.ts';
 import { registerListOrganizationCampaigns } from './list-organization-campaigns.ts';
 import { registerListSites } from './list-sites.ts';
+import { registerPutCampaignPolicy } from './put-campaign-policy.ts';
 import type { RegisterRoute } from './route.ts';
 
 export const routes: readonly RegisterRoute[] = [
@@ -18,6 +20,8 @@ export const routes: readonly RegisterRoute[] = [
   registerCreateCampaign,
   registerGetCampaign,
   registerChangeCampaignStatus,
+  registerGetCampaignPolicy,
+  registerPutCampaignPolicy,
   // Internal, for other services.
   registerGetInternalCampaign,
 ];

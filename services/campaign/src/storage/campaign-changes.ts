@@ -1,27 +1,56 @@
+import { enqueueEvent } from '@preflight/bus';
 import { sql, type Kysely } from '@preflight/db';
 import type { CampaignStatus } from '@preflight/contract';
+import { campaignStatusEventKind, createEvent, encodeEvent, toTimestamp } from '@preflight/events';
 import { canTransition, INITIAL_CAMPAIGN_STATUS } from '../domain/campaign-lifecycle.ts';
+import { INITIAL_VERDICT } from '../domain/launch-policy.ts';
 import { findCampaign } from './campaigns.ts';
 import type { CampaignDatabase, CampaignRow } from './schema.ts';
 
 /*
- * Every change of a campaign's state is one function here, one transaction each. Domain events
- * (CampaignCreated, CampaignLaunched, CampaignClosed) are to be written to the transactional
- * outbox inside these same transactions, at the lines marked OUTBOX, so an event exists if
- * and only if its change committed.
+ * Every change of a campaign's state is one function here, one transaction each. Its domain
+ * event (CampaignCreated, CampaignLaunched, CampaignClosed, CampaignStatusChanged) is written
+ * to the transactional outbox inside that same transaction, so an event exists if and only if
+ * its change committed; the outbox relay publishes it on `<prefix>.campaign.<event>`.
  */
 
+/** Where events go: the subject prefix (`preflight`, isolated in tests). */
+export interface EventTarget {
+  prefix: string;
+}
+
 /** Creates a Draft campaign on a site, in the site's organisation; undefined if the site does not exist. */
-export async function createCampaign(db: Kysely<CampaignDatabase>, input: { siteId: string; name: string }): Promise<CampaignRow | undefined> {
+export async function createCampaign(
+  db: Kysely<CampaignDatabase>,
+  input: { siteId: string; name: string },
+  events: EventTarget,
+): Promise<CampaignRow | undefined> {
   return db.transaction().execute(async (trx) => {
     const site = await trx.selectFrom('sites').select(['org_id', 'name']).where('id', '=', input.siteId).executeTakeFirst();
     if (!site) return undefined;
     const campaign = await trx
       .insertInto('campaigns')
-      .values({ org_id: site.org_id, site_id: input.siteId, name: input.name, status: INITIAL_CAMPAIGN_STATUS })
+      .values({
+        org_id: site.org_id,
+        site_id: input.siteId,
+        name: input.name,
+        status: INITIAL_CAMPAIGN_STATUS,
+        // No issues and no sign-offs yet.
+        readiness_level: INITIAL_VERDICT.readinessLevel,
+        gate: INITIAL_VERDICT.gate,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
-    // OUTBOX: CampaignCreated.
+    const event = createEvent('CampaignCreated', {
+      campaignId: campaign.id,
+      orgId: campaign.org_id,
+      siteId: campaign.site_id,
+      siteName: site.name,
+      name: campaign.name,
+      status: campaign.status,
+      createdAt: toTimestamp(campaign.created_at),
+    });
+    await enqueueEvent(trx, { ...encodeEvent(event, events.prefix), orgId: campaign.org_id });
     return { ...campaign, site_name: site.name };
   });
 }
@@ -39,6 +68,7 @@ export type StatusChange =
 export async function changeCampaignStatus(
   db: Kysely<CampaignDatabase>,
   input: { campaignId: string; to: CampaignStatus; reason: string | null },
+  events: EventTarget,
 ): Promise<StatusChange> {
   return db.transaction().execute(async (trx) => {
     const locked = await trx.selectFrom('campaigns').select('status').where('id', '=', input.campaignId).forUpdate().executeTakeFirst();
@@ -47,14 +77,26 @@ export async function changeCampaignStatus(
     if (!canTransition(from, input.to)) return { outcome: 'refused', current: from } as const;
 
     await trx.updateTable('campaigns').set({ status: input.to, updated_at: sql<Date>`now()` }).where('id', '=', input.campaignId).execute();
-    await trx
+    const history = await trx
       .insertInto('campaign_status_history')
       .values({ campaign_id: input.campaignId, from_status: from, to_status: input.to, reason: input.reason })
-      .execute();
-    // OUTBOX: CampaignLaunched when from is Draft and to is Active; CampaignClosed when to is Closed.
+      .returning('occurred_at')
+      .executeTakeFirstOrThrow();
 
     const campaign = await findCampaign(trx, input.campaignId);
     if (!campaign) throw new Error(`campaign ${input.campaignId} vanished inside its own transaction`);
+    // Exactly one event per change: Launched (Draft → Active), Closed (→ Closed) or StatusChanged.
+    const fields = {
+      campaignId: campaign.id,
+      orgId: campaign.org_id,
+      name: campaign.name,
+      status: input.to,
+      oldStatus: from,
+      reason: input.reason ?? undefined,
+      occurredAt: toTimestamp(history.occurred_at),
+    };
+    const event = createEvent(campaignStatusEventKind(from, input.to), fields);
+    await enqueueEvent(trx, { ...encodeEvent(event, events.prefix), orgId: campaign.org_id });
     return { outcome: 'changed', from, campaign } as const;
   });
 }

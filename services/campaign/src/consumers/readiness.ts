@@ -1,0 +1,66 @@
+import type { ConsumedEvent, EventHandler } from '@preflight/bus';
+import type { Kysely } from '@preflight/db';
+import { decodeEvent, kindOfSubject, kindOfType, ownerSubjects, type DomainEvent } from '@preflight/events';
+import type { Logger } from '@preflight/log';
+import type { CampaignMetrics } from '../metrics.ts';
+import { projectIssue, recomputeReadiness, type IssueState } from '../storage/readiness.ts';
+import type { CampaignDatabase } from '../storage/schema.ts';
+
+/** The durable consumer's name: replicas share it, and it labels the inbox rows and metrics. */
+export const READINESS_CONSUMER = 'campaign-readiness';
+
+/** The one subject it listens on (one filter subject: NATS 2.9 takes no more). */
+export const readinessSubject = (prefix: string): string => ownerSubjects('issue', prefix);
+
+/** The issue state an event carries, or undefined for events that do not move readiness. */
+export function issueStateOf(event: DomainEvent): IssueState | undefined {
+  switch (event.kind) {
+    case 'IssueCreated': {
+      const m = event.message;
+      return { issueId: m.issueId, campaignId: m.campaignId, orgId: m.orgId || null, severity: m.severity ?? null, status: m.status, revision: m.revision };
+    }
+    case 'IssueStatusChanged': {
+      const m = event.message;
+      return { issueId: m.issueId, campaignId: m.campaignId, orgId: m.orgId || null, severity: m.severity ?? null, status: m.newStatus, revision: m.revision };
+    }
+    // The assignee does not bear on readiness; campaign events never reach this consumer.
+    case 'IssueAssigned':
+    case 'CampaignCreated':
+    case 'CampaignLaunched':
+    case 'CampaignClosed':
+    case 'CampaignStatusChanged':
+      return undefined;
+    default: {
+      const unreachable: never = event;
+      return unreachable;
+    }
+  }
+}
+
+/**
+ * The consumer's handler, inside the inbox transaction: upsert the issue's projection (highest
+ * revision wins), then recompute the campaign's verdict if the projection changed. An issue of
+ * an unknown campaign keeps its projection row, and no verdict is computed.
+ */
+export function readinessHandler(deps: { prefix: string; logger: Logger; metrics: CampaignMetrics }): EventHandler<CampaignDatabase> {
+  const log = deps.logger.child({ component: 'readiness' });
+  return async (consumed: ConsumedEvent, trx: Kysely<CampaignDatabase>) => {
+    const kind = (consumed.type && kindOfType(consumed.type)) || kindOfSubject(consumed.subject, deps.prefix);
+    if (!kind) {
+      // A newer issue service's event this build does not know: nothing to project.
+      log.debug({ eventId: consumed.id, subject: consumed.subject, type: consumed.type }, 'unknown event type; ignored');
+      return;
+    }
+    const state = issueStateOf(decodeEvent(kind, consumed.payload));
+    if (!state) return;
+    if (!(await projectIssue(trx, state))) {
+      log.debug({ eventId: consumed.id, issueId: state.issueId, revision: state.revision }, 'stale or repeated issue revision; nothing changed');
+      return;
+    }
+    const recompute = await recomputeReadiness(trx, state.campaignId);
+    deps.metrics.readinessRecomputed.inc({ trigger: 'event', outcome: recompute.outcome });
+    if (recompute.outcome === 'changed') {
+      log.info({ campaignId: state.campaignId, ...recompute.verdict, eventId: consumed.id }, 'readiness changed');
+    }
+  };
+}

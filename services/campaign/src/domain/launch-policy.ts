@@ -1,0 +1,128 @@
+import { ISSUE_SEVERITIES, SEVERITY_RANK, type Gate, type IssueSeverity, type IssueStatus, type ReadinessLevel } from '@preflight/contract';
+
+/*
+ * The launch policy: how a campaign's open issues become its readiness verdict and gate.
+ * Pure rules, no I/O; the projection (storage/readiness.ts) feeds them counts of issues.
+ */
+
+/** "More than `maxOpen` open issues of severity `minSeverity` or worse." */
+export interface SeverityThreshold {
+  minSeverity: IssueSeverity;
+  maxOpen: number;
+}
+
+/** A campaign's thresholds; what GET/PUT /admin/v1/campaigns/:id/policy show and take. */
+export interface LaunchPolicy {
+  doNotLaunch: SeverityThreshold;
+  atRisk: SeverityThreshold;
+}
+
+/** Any open Critical → DoNotLaunch; else any open High → AtRisk. */
+export const DEFAULT_LAUNCH_POLICY: LaunchPolicy = {
+  doNotLaunch: { minSeverity: 'Critical', maxOpen: 0 },
+  atRisk: { minSeverity: 'High', maxOpen: 0 },
+};
+
+/** Upper bound of `maxOpen` (a sanity limit for the admin API, not a business rule). */
+export const MAX_OPEN_LIMIT = 100_000;
+
+/**
+ * Whether an issue in each status still stands in the way of a launch. An issue is open
+ * unless it is closed one way or another or a retest confirmed the fix. Exhaustive: a new
+ * status does not compile until it is placed here.
+ */
+export const ISSUE_IS_OPEN = {
+  New: true,
+  Acknowledged: true,
+  InProgress: true,
+  Fixed: true,
+  RetestRequested: true,
+  RetestFixed: false,
+  RetestFailed: true,
+  Closed: false,
+  WontFix: false,
+  Duplicate: false,
+} as const satisfies Record<IssueStatus, boolean>;
+
+/** Unknown status strings (a newer issue service) count as open: the cautious reading. */
+export function isOpenStatus(status: string): boolean {
+  return Object.hasOwn(ISSUE_IS_OPEN, status) ? ISSUE_IS_OPEN[status as IssueStatus] : true;
+}
+
+export function isKnownSeverity(value: string | null | undefined): value is IssueSeverity {
+  return typeof value === 'string' && (ISSUE_SEVERITIES as readonly string[]).includes(value);
+}
+
+/** `severity` is `threshold` or worse (Critical is the worst). */
+export function atLeastAsSevere(severity: IssueSeverity, threshold: IssueSeverity): boolean {
+  return SEVERITY_RANK[severity] <= SEVERITY_RANK[threshold];
+}
+
+/**
+ * What each level means for the gate: a level that blocks the launch is `not-cleared`
+ * whatever the sign-offs; the others are cleared once the required sign-offs are in.
+ * Exhaustive over the levels.
+ */
+export const GATE_OF_LEVEL = {
+  DoNotLaunch: 'blocked',
+  AtRisk: 'blocked',
+  ReadyWithIssues: 'needs-signoffs',
+  ReadyToLaunch: 'needs-signoffs',
+} as const satisfies Record<ReadinessLevel, 'blocked' | 'needs-signoffs'>;
+
+/** Issues of a campaign, grouped: how many are in one (severity, status) pair. */
+export interface IssueCount {
+  /** Null when the issue's severity is unknown: it is open or not, but never above a threshold. */
+  severity: IssueSeverity | null;
+  status: string;
+  count: number;
+}
+
+export interface SignOffState {
+  /** Required sign-offs not yet given. Sign-offs do not exist yet: always 0 today. */
+  missing: number;
+}
+
+export interface Verdict {
+  readinessLevel: ReadinessLevel;
+  gate: Gate;
+}
+
+/** The verdict of a campaign with no issues and nothing to sign: what a new campaign starts with. */
+export const INITIAL_VERDICT: Verdict = { readinessLevel: 'ReadyToLaunch', gate: 'cleared' };
+
+/**
+ * The verdict: DoNotLaunch when more than `doNotLaunch.maxOpen` open issues are at or above
+ * `doNotLaunch.minSeverity`; else AtRisk likewise; else ReadyWithIssues when any issue is open;
+ * else ReadyToLaunch. The gate is not-cleared for a blocking level, awaiting-signoff while
+ * required sign-offs are missing, cleared otherwise.
+ */
+export function evaluateLaunchPolicy(policy: LaunchPolicy, issues: readonly IssueCount[], signOffs: SignOffState = { missing: 0 }): Verdict {
+  const open = issues.filter((i) => i.count > 0 && isOpenStatus(i.status));
+  const openAtOrAbove = (threshold: IssueSeverity) =>
+    open.reduce((n, i) => (i.severity !== null && atLeastAsSevere(i.severity, threshold) ? n + i.count : n), 0);
+
+  let readinessLevel: ReadinessLevel;
+  if (openAtOrAbove(policy.doNotLaunch.minSeverity) > policy.doNotLaunch.maxOpen) readinessLevel = 'DoNotLaunch';
+  else if (openAtOrAbove(policy.atRisk.minSeverity) > policy.atRisk.maxOpen) readinessLevel = 'AtRisk';
+  else if (open.length > 0) readinessLevel = 'ReadyWithIssues';
+  else readinessLevel = 'ReadyToLaunch';
+
+  const gate: Gate = GATE_OF_LEVEL[readinessLevel] === 'blocked' ? 'not-cleared' : signOffs.missing > 0 ? 'awaiting-signoff' : 'cleared';
+  return { readinessLevel, gate };
+}
+
+/**
+ * Why a policy is inconsistent, or undefined when it is fine: the AtRisk threshold must not
+ * be more severe than the DoNotLaunch one (otherwise "at risk" would be stricter than "do not
+ * launch").
+ */
+export function policyProblem(policy: LaunchPolicy): { field: string; message: string } | undefined {
+  if (SEVERITY_RANK[policy.atRisk.minSeverity] < SEVERITY_RANK[policy.doNotLaunch.minSeverity]) {
+    return {
+      field: 'atRisk.minSeverity',
+      message: `Must not be more severe than doNotLaunch.minSeverity (${policy.doNotLaunch.minSeverity}).`,
+    };
+  }
+  return undefined;
+}

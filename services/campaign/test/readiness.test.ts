@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from '@preflight/db';
+import { eventually } from '@preflight/testing';
+import { READINESS_CONSUMER } from '../src/consumers/readiness.ts';
+import { admin, apiKeyOf, createCampaign, createSite, json, MISSING_ID, newOrgId, problem, startTestService, type TestService } from './harness.ts';
+import { issueCreated, publishIssueEvent, statusChanged } from './events.ts';
+
+let svc: TestService;
+let orgId: string;
+let siteId: string;
+
+beforeAll(async () => {
+  svc = await startTestService('campaign_readiness');
+  orgId = newOrgId();
+  siteId = (await createSite(svc, orgId)).id;
+});
+afterAll(() => svc.stop());
+
+/** The campaign's verdict as an integrator reads it: GET /api/v1/campaigns. */
+async function verdictOf(campaignId: string): Promise<{ readinessLevel: string; gate: string }> {
+  const list = await json<Array<Record<string, any>>>(await svc.get('/api/v1/campaigns', apiKeyOf(orgId)), 200);
+  const c = list.find((x) => x.id === campaignId);
+  if (!c) throw new Error(`campaign ${campaignId} not listed`);
+  return { readinessLevel: c.readinessLevel, gate: c.gate };
+}
+
+async function expectVerdict(campaignId: string, readinessLevel: string, gate: string): Promise<void> {
+  await eventually(async () => expect(await verdictOf(campaignId)).toEqual({ readinessLevel, gate }));
+}
+
+/** Waits until the readiness consumer has processed (committed) every one of these events. */
+async function processed(msgIDs: string[]): Promise<void> {
+  await eventually(async () => {
+    const { rows } = await sql<{ n: number }>`
+      select count(*)::int as n from inbox where consumer = ${READINESS_CONSUMER} and event_id = any(${msgIDs})`.execute(svc.db);
+    expect(rows[0]!.n).toBe(msgIDs.length);
+  });
+}
+
+async function newCampaign(name: string): Promise<string> {
+  return (await createCampaign(svc, siteId, name)).id;
+}
+
+describe('readiness projection of issue events', () => {
+  it('walks a campaign through every level and both reachable gates', async () => {
+    const campaignId = await newCampaign('Every level');
+    expect(await verdictOf(campaignId)).toEqual({ readinessLevel: 'ReadyToLaunch', gate: 'cleared' });
+    const base = { orgId, campaignId };
+
+    const low = issueCreated({ ...base, severity: 'Low' });
+    await publishIssueEvent(svc, 'IssueCreated', low);
+    await expectVerdict(campaignId, 'ReadyWithIssues', 'cleared');
+
+    const high = issueCreated({ ...base, severity: 'High' });
+    await publishIssueEvent(svc, 'IssueCreated', high);
+    await expectVerdict(campaignId, 'AtRisk', 'not-cleared');
+
+    const critical = issueCreated({ ...base, severity: 'Critical' });
+    await publishIssueEvent(svc, 'IssueCreated', critical);
+    await expectVerdict(campaignId, 'DoNotLaunch', 'not-cleared');
+    // Every admin response carries the verdict too.
+    expect(await json(await svc.get(`/admin/v1/campaigns/${campaignId}`, admin), 200)).toMatchObject({ readinessLevel: 'DoNotLaunch', gate: 'not-cleared' });
+
+    await publishIssueEvent(svc, 'IssueStatusChanged', statusChanged({ ...base, issueId: critical.issueId, severity: 'Critical', from: 'New', to: 'Duplicate', revision: 2 }));
+    await expectVerdict(campaignId, 'AtRisk', 'not-cleared');
+
+    await publishIssueEvent(svc, 'IssueStatusChanged', statusChanged({ ...base, issueId: high.issueId, severity: 'High', from: 'New', to: 'WontFix', revision: 2 }));
+    await expectVerdict(campaignId, 'ReadyWithIssues', 'cleared');
+
+    await publishIssueEvent(svc, 'IssueStatusChanged', statusChanged({ ...base, issueId: low.issueId, severity: 'Low', from: 'RetestRequested', to: 'RetestFixed', revision: 2 }));
+    await expectVerdict(campaignId, 'ReadyToLaunch', 'cleared');
+
+    // A failed retest reopens it.
+    await publishIssueEvent(svc, 'IssueStatusChanged', statusChanged({ ...base, issueId: low.issueId, severity: 'Low', from: 'RetestFixed', to: 'RetestFailed', revision: 3 }));
+    await expectVerdict(campaignId, 'ReadyWithIssues', 'cleared');
+  });
+
+  it('keeps the highest revision whatever the order: revision 3 then 2 then 1 leaves revision 3', async () => {
+    const campaignId = await newCampaign('Out of order');
+    const base = { orgId, campaignId };
+    const created = issueCreated({ ...base, severity: 'Critical' });
+    const issueId = created.issueId;
+
+    // Revision 3 (closed) arrives first, then the older ones.
+    const r3 = await publishIssueEvent(svc, 'IssueStatusChanged', statusChanged({ ...base, issueId, severity: 'Critical', from: 'InProgress', to: 'Closed', revision: 3 }));
+    await processed([r3.msgID]);
+    expect(await verdictOf(campaignId)).toEqual({ readinessLevel: 'ReadyToLaunch', gate: 'cleared' });
+
+    const r2 = await publishIssueEvent(svc, 'IssueStatusChanged', statusChanged({ ...base, issueId, severity: 'Critical', from: 'New', to: 'InProgress', revision: 2 }));
+    const r1 = await publishIssueEvent(svc, 'IssueCreated', created);
+    await processed([r2.msgID, r1.msgID]);
+    expect(await verdictOf(campaignId)).toEqual({ readinessLevel: 'ReadyToLaunch', gate: 'cleared' });
+
+    // The same revision again under another event id (a replayed event) changes nothing either.
+    const again = await publishIssueEvent(svc, 'IssueStatusChanged', statusChanged({ ...base, issueId, severity: 'Critical', from: 'Closed', to: 'New', revision: 3 }));
+    await processed([again.msgID]);
+    expect(await verdictOf(campaignId)).toEqual({ readinessLevel: 'ReadyToLaunch', gate: 'cleared' });
+
+    // A genuinely newer revision still counts.
+    await publishIssueEvent(svc, 'IssueStatusChanged', statusChanged({ ...base, issueId, severity: 'Critical', from: 'Closed', to: 'New', revision: 4 }));
+    await expectVerdict(campaignId, 'DoNotLaunch', 'not-cleared');
+  });
+
+  it('takes the severity from an older event when the newest one did not carry it', async () => {
+    const campaignId = await newCampaign('Severity later');
+    const base = { orgId, campaignId };
+    const created = issueCreated({ ...base, severity: 'High' });
+    const r2 = await publishIssueEvent(svc, 'IssueStatusChanged', statusChanged({ ...base, issueId: created.issueId, from: 'New', to: 'InProgress', revision: 2 }));
+    await processed([r2.msgID]);
+    await expectVerdict(campaignId, 'ReadyWithIssues', 'cleared'); // open, severity unknown yet
+    await publishIssueEvent(svc, 'IssueCreated', created);
+    await expectVerdict(campaignId, 'AtRisk', 'not-cleared');
+  });
+
+  it('drops a re-published event (same msgID) and never applies an event twice', async () => {
+    const campaignId = await newCampaign('Duplicates');
+    const base = { orgId, campaignId };
+    const a = issueCreated({ ...base, severity: 'High' });
+    const first = await publishIssueEvent(svc, 'IssueCreated', a);
+    const repeat = await publishIssueEvent(svc, 'IssueCreated', a, first.msgID);
+    expect(repeat.duplicate).toBe(true);
+    await expectVerdict(campaignId, 'AtRisk', 'not-cleared');
+
+    // Closing it once makes it ReadyToLaunch; the same close re-sent (new id, same revision) and
+    // the creation re-sent (older revision) leave it there.
+    const close = statusChanged({ ...base, issueId: a.issueId, severity: 'High', from: 'New', to: 'Closed', revision: 2 });
+    await publishIssueEvent(svc, 'IssueStatusChanged', close);
+    await expectVerdict(campaignId, 'ReadyToLaunch', 'cleared');
+    const replays = [await publishIssueEvent(svc, 'IssueStatusChanged', close), await publishIssueEvent(svc, 'IssueCreated', a)];
+    await processed(replays.map((r) => r.msgID));
+    expect(await verdictOf(campaignId)).toEqual({ readinessLevel: 'ReadyToLaunch', gate: 'cleared' });
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from inbox where event_id = ${first.msgID}`.execute(svc.db);
+    expect(rows[0]!.n).toBe(1);
+  });
+
+  it('ignores IssueAssigned, and keeps issues of an unknown campaign without failing', async () => {
+    const campaignId = await newCampaign('Assigned');
+    const base = { orgId, campaignId };
+    const assigned = await publishIssueEvent(svc, 'IssueAssigned', {
+      issueId: randomUUID(),
+      ...base,
+      title: 'x',
+      assigneeName: 'Ada',
+      revision: 2,
+    });
+    const unknownCampaign = MISSING_ID;
+    const orphan = issueCreated({ orgId, campaignId: unknownCampaign, severity: 'Critical' });
+    const orphanEvent = await publishIssueEvent(svc, 'IssueCreated', orphan);
+    await processed([assigned.msgID, orphanEvent.msgID]);
+    expect(await verdictOf(campaignId)).toEqual({ readinessLevel: 'ReadyToLaunch', gate: 'cleared' });
+    const kept = await svc.db.selectFrom('issue_projection').selectAll().where('issue_id', '=', orphan.issueId).executeTakeFirst();
+    expect(kept).toMatchObject({ campaign_id: unknownCampaign, severity: 'Critical', status: 'New', revision: 1 });
+  });
+});
+
+describe('concurrency', () => {
+  it('ends with the right verdict when many events for one campaign are handled at once', async () => {
+    const campaignId = await newCampaign('Busy campaign');
+    const base = { orgId, campaignId };
+    const issues = Array.from({ length: 12 }, (_, i) => issueCreated({ ...base, severity: i % 3 === 0 ? 'Critical' : 'High' }));
+    await Promise.all(issues.map((e) => publishIssueEvent(svc, 'IssueCreated', e)));
+    await expectVerdict(campaignId, 'DoNotLaunch', 'not-cleared');
+    // Close them all at once, but one High issue only goes to Fixed (still open).
+    await Promise.all(
+      issues.map((e, i) =>
+        publishIssueEvent(svc, 'IssueStatusChanged', statusChanged({ ...base, issueId: e.issueId, severity: e.severity, from: 'New', to: i === 1 ? 'Fixed' : 'Closed', revision: 2 })),
+      ),
+    );
+    await expectVerdict(campaignId, 'AtRisk', 'not-cleared');
+  });
+});
+
+describe('launch policy (admin)', () => {
+  const DEFAULT = { doNotLaunch: { minSeverity: 'Critical', maxOpen: 0 }, atRisk: { minSeverity: 'High', maxOpen: 0 } };
+
+  it('GET answers the default policy, and 404 for a missing or malformed campaign', async () => {
+    const campaignId = await newCampaign('Default policy');
+    expect(await json(await svc.get(`/admin/v1/campaigns/${campaignId}/policy`, admin), 200)).toEqual(DEFAULT);
+    await problem(await svc.get(`/admin/v1/campaigns/${MISSING_ID}/policy`, admin), 404);
+    await problem(await svc.get(`/admin/v1/campaigns/not-a-uuid/policy`, admin), 404);
+  });
+
+  it('PUT replaces the policy and changes the verdict at once', async () => {
+    const campaignId = await newCampaign('Stricter policy');
+    const base = { orgId, campaignId };
+    const medium = issueCreated({ ...base, severity: 'Medium' });
+    const criticals = [issueCreated({ ...base, severity: 'Critical' }), issueCreated({ ...base, severity: 'Critical' })];
+    for (const e of [medium, ...criticals]) await publishIssueEvent(svc, 'IssueCreated', e);
+    await expectVerdict(campaignId, 'DoNotLaunch', 'not-cleared');
+
+    // Up to two open criticals tolerated; Medium and worse is "at risk" beyond 2.
+    const lenient = { doNotLaunch: { minSeverity: 'Critical', maxOpen: 2 }, atRisk: { minSeverity: 'Medium', maxOpen: 2 } };
+    expect(await json(await svc.put(`/admin/v1/campaigns/${campaignId}/policy`, lenient, admin), 200)).toEqual(lenient);
+    expect(await verdictOf(campaignId)).toEqual({ readinessLevel: 'AtRisk', gate: 'not-cleared' });
+    expect(await json(await svc.get(`/admin/v1/campaigns/${campaignId}/policy`, admin), 200)).toEqual(lenient);
+
+    const laxer = { doNotLaunch: { minSeverity: 'Critical', maxOpen: 5 }, atRisk: { minSeverity: 'Medium', maxOpen: 3 } };
+    await json(await svc.put(`/admin/v1/campaigns/${campaignId}/policy`, laxer, admin), 200);
+    expect(await verdictOf(campaignId)).toEqual({ readinessLevel: 'ReadyWithIssues', gate: 'cleared' });
+
+    // Later events are judged by the campaign's policy.
+    await publishIssueEvent(svc, 'IssueCreated', issueCreated({ ...base, severity: 'Low' }));
+    await publishIssueEvent(svc, 'IssueCreated', issueCreated({ ...base, severity: 'High' }));
+    await expectVerdict(campaignId, 'AtRisk', 'not-cleared');
+
+    await json(await svc.put(`/admin/v1/campaigns/${campaignId}/policy`, DEFAULT, admin), 200);
+    expect(await verdictOf(campaignId)).toEqual({ readinessLevel: 'DoNotLaunch', gate: 'not-cleared' });
+  });
+
+  it('PUT refuses bad policies with 422 and a field map, and a missing campaign with 404', async () => {
+    const campaignId = await newCampaign('Bad policies');
+    const put = (body: unknown) => svc.put(`/admin/v1/campaigns/${campaignId}/policy`, body, admin);
+
+    const inverted = await problem(await put({ doNotLaunch: { minSeverity: 'High', maxOpen: 0 }, atRisk: { minSeverity: 'Critical', maxOpen: 0 } }), 422);
+    expect(Object.keys(inverted.errors)).toEqual(['atRisk.minSeverity']);
+
+    const cases: Array<[unknown, string]> = [
+      [{ doNotLaunch: DEFAULT.doNotLaunch }, 'atRisk'],
+      [{ ...DEFAULT, extra: 1 }, 'extra'],
+      [{ ...DEFAULT, atRisk: { minSeverity: 'Severe', maxOpen: 0 } }, 'atRisk.minSeverity'],
+      [{ ...DEFAULT, atRisk: { minSeverity: 'High', maxOpen: -1 } }, 'atRisk.maxOpen'],
+      [{ ...DEFAULT, doNotLaunch: { minSeverity: 'Critical', maxOpen: 1.5 } }, 'doNotLaunch.maxOpen'],
+      [{ ...DEFAULT, doNotLaunch: { minSeverity: 'Critical', maxOpen: '1' } }, 'doNotLaunch.maxOpen'],
+      [{ ...DEFAULT, doNotLaunch: { minSeverity: 'Critical' } }, 'doNotLaunch.maxOpen'],
+      [{ ...DEFAULT, doNotLaunch: { minSeverity: 'Critical', maxOpen: 0, x: true } }, 'doNotLaunch.x'],
+    ];
+    for (const [body, field] of cases) {
+      const p = await problem(await put(body), 422);
+      expect(Object.keys(p.errors), JSON.stringify(body)).toContain(field);
+    }
+    // Nothing was stored.
+    expect(await json(await svc.get(`/admin/v1/campaigns/${campaignId}/policy`, admin), 200)).toEqual(DEFAULT);
+    await problem(await svc.put(`/admin/v1/campaigns/${MISSING_ID}/policy`, DEFAULT, admin), 404);
+  });
+});

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { env, loadConfig } from '@preflight/config';
+import { parseKeyRing } from './domain/secret-box.ts';
+
+/** Environment of the webhook service, read once at start (docs/development.md, "Ports, URLs"). */
+export const webhookConfigShape = {
+  // HTTP
+  WEBHOOK_PORT: env.port(8083),
+
+  // Database: the service owns one schema and nothing else.
+  DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/preflight'),
+  DB_SCHEMA: env.identifier('webhook'),
+  DB_POOL_MAX: env.int(10, { min: 1, max: 100 }),
+  // Off where a Helm hook Job runs `main.ts migrate` before the rollout.
+  MIGRATE_ON_START: env.bool(true),
+
+  // Signing secrets at rest: `id:base64(32 bytes)`, comma-separated. The first key encrypts new
+  // secrets, every listed key decrypts (rotation: prepend the new key, keep the old ones).
+  WEBHOOK_SECRET_KEYS: z.string().transform((value, ctx) => {
+    try {
+      return parseKeyRing(value);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      return z.NEVER;
+    }
+  }),
+
+  // Lifts the public-address rule on webhook URLs: local development and tests only.
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool(false),
+
+  LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+};
+
+export type WebhookConfig = ReturnType<typeof loadWebhookConfig>;
+
+export function loadWebhookConfig(source: Record<string, string | undefined> = process.env, exitOnError = true) {
+  return loadConfig(webhookConfigShape, { source, exitOnError });
+}

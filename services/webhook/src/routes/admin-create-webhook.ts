@@ -1,0 +1,17 @@
+import { pathId, requireAdmin, sendJson } from '@preflight/http';
+import type { Registration } from './context.ts';
+import { createWebhook } from './create-webhook.ts';
+
+/**
+ * POST /admin/v1/organizations/:orgId/webhooks (admin-api-v1.md, "Webhook settings"): the
+ * public create with source `dashboard`. The gateway answers 404 for an unknown organisation.
+ */
+export const adminCreateWebhook: Registration = (app, ctx) => {
+  app.post('/admin/v1/organizations/:orgId/webhooks', async (req, res) => {
+    requireAdmin(req);
+    const orgId = pathId(req.params.orgId, 'organization');
+    const created = await createWebhook(ctx, req.body, orgId, 'dashboard');
+    res.setHeader('Location', `/api/v1/webhooks/${created.id}`);
+    sendJson(req, res, 201, created);
+  });
+};

@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import { CreateWebhookRequestSchema, type CreateWebhookResponse } from '@preflight/contract';
+import { parseBody, validationFailed, type FieldErrors } from '@preflight/http';
+import { isSelectableEventName, unknownEventMessage } from '../domain/event-filter.ts';
+import { newSigningSecret, sealSecret, secretContext } from '../domain/secret-box.ts';
+import type { WebhookSource } from '../storage/schema.ts';
+import { insertWebhook } from '../storage/webhooks.ts';
+import type { RouteContext } from './context.ts';
+
+/**
+ * The one creation path, shared by POST /api/v1/webhooks and the settings page's
+ * POST /admin/v1/organizations/:orgId/webhooks (spec section 1 rule 3: the same kind of
+ * endpoint, only `source` differs). Checks in order: the contract's shape (422) → event
+ * names and URL rules (422, every problem at once) → insert. The plaintext secret leaves only
+ * in the returned body.
+ */
+export async function createWebhook(ctx: RouteContext, rawBody: unknown, orgId: string, source: WebhookSource): Promise<CreateWebhookResponse> {
+  const body = parseBody(CreateWebhookRequestSchema, rawBody);
+
+  const errors: FieldErrors = {};
+  // Report by position in the request as sent, like the schema's own `events.N` errors.
+  const sent = (rawBody as { events?: unknown }).events;
+  if (Array.isArray(sent)) {
+    sent.forEach((name, i) => {
+      const trimmed = String(name).trim();
+      if (!isSelectableEventName(trimmed)) errors[`events.${i}`] = [unknownEventMessage(trimmed)];
+    });
+  }
+  const urlProblems = await ctx.targets.check(body.url);
+  if (urlProblems.length > 0) errors.url = urlProblems;
+  if (Object.keys(errors).length > 0) throw validationFailed(errors);
+
+  const id = randomUUID();
+  const secret = newSigningSecret();
+  const row = await insertWebhook(ctx.db, {
+    id,
+    orgId,
+    name: body.name,
+    url: body.url,
+    events: body.events,
+    source,
+    secret: sealSecret(ctx.keys, secret, secretContext(id)),
+  });
+  ctx.logger.info({ webhookId: row.id, orgId, source, events: row.events.length }, 'webhook created');
+  return { id: row.id, url: row.url, events: row.events, secret };
+}

@@ -1,0 +1,24 @@
+import { adminCreateWebhook } from './admin-create-webhook.ts';
+import { adminEnableWebhook } from './admin-enable-webhook.ts';
+import { adminListWebhooks } from './admin-list-webhooks.ts';
+import type { Registration } from './context.ts';
+import { internalDeliveryOutcome } from './internal-delivery-outcome.ts';
+import { internalListEndpoints } from './internal-list-endpoints.ts';
+import { publicCreateWebhook } from './public-create-webhook.ts';
+import { publicDeleteWebhook } from './public-delete-webhook.ts';
+import { publicEventSample } from './public-event-sample.ts';
+import { publicListEvents } from './public-list-events.ts';
+import { publicListWebhooks } from './public-list-webhooks.ts';
+
+export const registrations: Registration[] = [
+  publicListEvents,
+  publicEventSample,
+  publicListWebhooks,
+  publicCreateWebhook,
+  publicDeleteWebhook,
+  adminCreateWebhook,
+  adminListWebhooks,
+  adminEnableWebhook,
+  internalListEndpoints,
+  internalDeliveryOutcome,
+];

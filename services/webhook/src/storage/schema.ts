@@ -1,0 +1,28 @@
+import type { ColumnType } from '@preflight/db';
+
+/** Table types of the webhook schema (migrations/0001_init.ts). */
+type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export type WebhookSource = 'api' | 'dashboard';
+
+export interface WebhooksTable {
+  id: string;
+  org_id: string;
+  name: string | null;
+  url: string;
+  events: ColumnType<string[], string[] | undefined, string[]>;
+  source: WebhookSource;
+  is_enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  consecutive_failures: ColumnType<number, number | undefined, number>;
+  disabled_at: Date | null;
+  secret_key_id: string;
+  secret_iv: Buffer;
+  secret_ciphertext: Buffer;
+  secret_tag: Buffer;
+  created_at: DefaultedTimestamp;
+  updated_at: DefaultedTimestamp;
+}
+
+export interface WebhookDatabase {
+  webhooks: WebhooksTable;
+}

@@ -1,0 +1,90 @@
+import { sql, type Kysely, type Selectable } from '@preflight/db';
+import type { SealedSecret } from '../domain/secret-box.ts';
+import type { WebhookDatabase, WebhookSource, WebhooksTable } from './schema.ts';
+
+export type WebhookRow = Selectable<WebhooksTable>;
+
+/** Consecutive failed deliveries after which an endpoint is disabled (spec 6.5 rule 5). */
+export const AUTO_DISABLE_AFTER = 5;
+
+export async function insertWebhook(
+  db: Kysely<WebhookDatabase>,
+  input: { id: string; orgId: string; name: string | null; url: string; events: string[]; source: WebhookSource; secret: SealedSecret },
+): Promise<WebhookRow> {
+  return db
+    .insertInto('webhooks')
+    .values({
+      id: input.id,
+      org_id: input.orgId,
+      name: input.name,
+      url: input.url,
+      events: input.events,
+      source: input.source,
+      secret_key_id: input.secret.keyId,
+      secret_iv: input.secret.iv,
+      secret_ciphertext: input.secret.ciphertext,
+      secret_tag: input.secret.tag,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** An organisation's endpoints, newest first (id breaks ties within one clock tick). */
+export async function listWebhooks(db: Kysely<WebhookDatabase>, orgId: string): Promise<WebhookRow[]> {
+  return db.selectFrom('webhooks').selectAll().where('org_id', '=', orgId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+/** True when a row was removed; the org condition makes another organisation's id a miss. */
+export async function deleteWebhook(db: Kysely<WebhookDatabase>, id: string, orgId: string): Promise<boolean> {
+  const result = await db.deleteFrom('webhooks').where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** Enabled endpoints of an organisation that receive `eventType` (an empty filter receives everything). */
+export async function endpointsFor(db: Kysely<WebhookDatabase>, orgId: string, eventType: string): Promise<WebhookRow[]> {
+  return db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('is_enabled', '=', true)
+    .where(sql<boolean>`(cardinality(events) = 0 or ${eventType} = any(events))`)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Operator re-enable: enabled, failure count reset, disabledAt cleared. */
+export async function enableWebhook(db: Kysely<WebhookDatabase>, id: string): Promise<WebhookRow | undefined> {
+  return db
+    .updateTable('webhooks')
+    .set({ is_enabled: true, consecutive_failures: 0, disabled_at: null, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Records one delivery's outcome in a single UPDATE (its row lock serialises concurrent
+ * outcomes; every right-hand side reads the row as it was before this statement): a success
+ * resets the failure count, a failure increments it, and the failure that reaches
+ * AUTO_DISABLE_AFTER disables the endpoint and stamps disabledAt. Later failures keep counting
+ * but leave the first disabledAt; a success never re-enables (only the operator does).
+ */
+export async function recordDeliveryOutcome(
+  db: Kysely<WebhookDatabase>,
+  id: string,
+  delivered: boolean,
+): Promise<{ is_enabled: boolean; consecutive_failures: number } | undefined> {
+  const reachesLimit = sql<boolean>`(not ${delivered} and consecutive_failures + 1 >= ${AUTO_DISABLE_AFTER})`;
+  return db
+    .updateTable('webhooks')
+    .set({
+      consecutive_failures: sql<number>`case when ${delivered} then 0 else consecutive_failures + 1 end`,
+      is_enabled: sql<boolean>`case when ${reachesLimit} then false else is_enabled end`,
+      disabled_at: sql<Date | null>`case when ${reachesLimit} and is_enabled then now() else disabled_at end`,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', id)
+    .returning(['is_enabled', 'consecutive_failures'])
+    .executeTakeFirst();
+}

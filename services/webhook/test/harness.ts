@@ -1,0 +1,105 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import { createDatabase, type Database } from '@preflight/db';
+import { callerHeaders, type Caller } from '@preflight/http';
+import { createLogger } from '@preflight/log';
+import { TEST_DATABASE_URL, dropSchemas, isolatedName } from '@preflight/testing';
+import { startWebhookService } from '../src/app.ts';
+import { loadWebhookConfig } from '../src/config.ts';
+import type { WebhookDatabase } from '../src/storage/schema.ts';
+import type { HostResolver } from '../src/targets/target-check.ts';
+
+export const asKey = (orgId: string, keyName = 'CI pipeline'): Caller => ({ kind: 'api-key', orgId, keyId: randomUUID(), keyName });
+export const asAdmin: Caller = { kind: 'admin' };
+
+/** A fresh `id:base64` AES-256 key for WEBHOOK_SECRET_KEYS. */
+export const newKey = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  // Tests read arbitrary fields of whatever came back.
+  body: any;
+}
+
+export interface Harness {
+  base: string;
+  schema: string;
+  /** Direct access to the service's tables, to check what is stored. */
+  db: Database<WebhookDatabase>['db'];
+  call(method: string, path: string, opts?: { as?: Caller; body?: unknown; headers?: Record<string, string> }): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  /** WEBHOOK_SECRET_KEYS; a fresh single key by default. */
+  secretKeys?: string;
+  allowPrivateTargets?: boolean;
+  resolveHost?: HostResolver;
+  /** Run against an existing schema (another harness's); it is then left for its owner to drop. */
+  schema?: string;
+}
+
+/** The webhook service on a loopback port, in a schema of its own (or a given one). */
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
+  const ownsSchema = opts.schema === undefined;
+  const schema = opts.schema ?? isolatedName('webhook');
+  const config = loadWebhookConfig(
+    {
+      WEBHOOK_PORT: '0',
+      DATABASE_URL: TEST_DATABASE_URL,
+      DB_SCHEMA: schema,
+      DB_POOL_MAX: '4',
+      WEBHOOK_SECRET_KEYS: opts.secretKeys ?? newKey('k1'),
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: String(opts.allowPrivateTargets ?? false),
+    },
+    false,
+  );
+  const service = await startWebhookService({
+    config,
+    logger: createLogger('webhook-test', { level: 'silent' }),
+    host: '127.0.0.1',
+    exitOnShutdown: false,
+    ...(opts.resolveHost ? { resolveHost: opts.resolveHost } : {}),
+  }).catch(async (err) => {
+    if (ownsSchema) await dropSchemas([schema]);
+    throw err;
+  });
+  const reader = createDatabase<WebhookDatabase>({ url: TEST_DATABASE_URL, schema, poolMax: 2 });
+  const base = `http://127.0.0.1:${service.port}`;
+  return {
+    base,
+    schema,
+    db: reader.db,
+    async call(method, path, { as, body, headers = {} } = {}) {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: {
+          ...(as ? callerHeaders(as) : {}),
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+    },
+    async close() {
+      await service.shutdown('test finished');
+      await reader.close();
+      if (ownsSchema) await dropSchemas([schema]);
+    },
+  };
+}
+
+/** Problem bodies carry the same fields whatever went wrong. */
+export function expectProblem(reply: Reply, status: number): any {
+  expect(reply.status, JSON.stringify(reply.body)).toBe(status);
+  expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  for (const field of ['type', 'title', 'status', 'detail', 'instance', 'traceId']) expect(reply.body).toHaveProperty(field);
+  expect(reply.body.status).toBe(status);
+  return reply.body;
+}
+
+/** Public addresses for tests that must pass the target check without DNS. */
+export const PUBLIC_URL = 'https://93.184.215.14/hooks/preflight';

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PUBLIC_URL, asAdmin, asKey, expectProblem, newKey, startHarness, type Harness } from './harness.ts';
+
+const OLD_KEY = newKey('2024-01');
+const NEW_KEY = newKey('2025-06');
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness({ secretKeys: OLD_KEY });
+});
+afterAll(() => h?.close());
+
+const createFor = (orgId: string, body: Record<string, unknown>, via: Harness = h) =>
+  via.call('POST', '/api/v1/webhooks', { as: asKey(orgId), body: { url: PUBLIC_URL, ...body } });
+const endpoints = (orgId: string, eventType: string, via: Harness = h) =>
+  via.call('GET', `/internal/v1/orgs/${orgId}/endpoints?eventType=${encodeURIComponent(eventType)}`);
+const outcome = (id: string, delivered: boolean) => h.call('POST', `/internal/v1/webhooks/${id}/delivery-outcome`, { body: { delivered } });
+const adminView = async (orgId: string, id: string) =>
+  (await h.call('GET', `/admin/v1/organizations/${orgId}/webhooks`, { as: asAdmin })).body.find((w: { id: string }) => w.id === id);
+
+describe('GET /internal/v1/orgs/:orgId/endpoints', () => {
+  it('answers the enabled endpoints subscribed to the event or to everything, with decrypted secrets', async () => {
+    const org = randomUUID();
+    const all = await createFor(org, {});
+    const issues = await createFor(org, { events: ['IssueCreated', 'IssueClosed'] });
+    const campaigns = await createFor(org, { events: ['CampaignLaunched'] });
+    await createFor(randomUUID(), {}); // another organisation's
+
+    const res = await endpoints(org, 'IssueCreated');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([
+      { id: all.body.id, url: PUBLIC_URL, secret: all.body.secret, events: [] },
+      { id: issues.body.id, url: PUBLIC_URL, secret: issues.body.secret, events: ['IssueCreated', 'IssueClosed'] },
+    ]);
+    expect((await endpoints(org, 'CampaignLaunched')).body.map((e: { id: string }) => e.id)).toEqual([all.body.id, campaigns.body.id]);
+    expect((await endpoints(org, 'ReportSealed')).body.map((e: { id: string }) => e.id)).toEqual([all.body.id]);
+    expect((await endpoints(randomUUID(), 'IssueCreated')).body).toEqual([]);
+  });
+
+  it('leaves out disabled and deleted endpoints', async () => {
+    const org = randomUUID();
+    const disabled = await createFor(org, {});
+    const deleted = await createFor(org, {});
+    const kept = await createFor(org, {});
+    for (let i = 0; i < 5; i += 1) await outcome(disabled.body.id, false);
+    await h.call('DELETE', `/api/v1/webhooks/${deleted.body.id}`, { as: asKey(org) });
+    expect((await endpoints(org, 'IssueUpdated')).body.map((e: { id: string }) => e.id)).toEqual([kept.body.id]);
+  });
+
+  it('requires a known event name (400) and a well-formed org id (404)', async () => {
+    const missing = expectProblem(await h.call('GET', `/internal/v1/orgs/${randomUUID()}/endpoints`), 400);
+    expect(missing.errors.eventType).toEqual(['eventType is required.']);
+    expect(expectProblem(await endpoints(randomUUID(), 'Nope'), 400).errors).toHaveProperty('eventType');
+    expect((await endpoints(randomUUID(), 'TesterInvited')).status).toBe(200);
+    expectProblem(await endpoints('nope', 'IssueCreated'), 404);
+  });
+});
+
+describe('key rotation', () => {
+  it('decrypts secrets sealed with an older key once a new key is first, and seals new ones with it', async () => {
+    const org = randomUUID();
+    const before = await createFor(org, { name: 'sealed with the old key' });
+    const rotated = await startHarness({ schema: h.schema, secretKeys: `${NEW_KEY},${OLD_KEY}` });
+    try {
+      const after = await createFor(org, { name: 'sealed with the new key' }, rotated);
+      const rows = await h.db.selectFrom('webhooks').select(['id', 'secret_key_id']).where('org_id', '=', org).orderBy('created_at').execute();
+      expect(rows).toEqual([
+        { id: before.body.id, secret_key_id: '2024-01' },
+        { id: after.body.id, secret_key_id: '2025-06' },
+      ]);
+      const listed = await endpoints(org, 'IssueCreated', rotated);
+      expect(listed.body.map((e: { secret: string }) => e.secret)).toEqual([before.body.secret, after.body.secret]);
+    } finally {
+      await rotated.close();
+    }
+  });
+
+  it('skips an endpoint whose key is no longer configured, serving the others', async () => {
+    const org = randomUUID();
+    const old = await createFor(org, {});
+    const onlyNew = await startHarness({ schema: h.schema, secretKeys: NEW_KEY });
+    try {
+      const fresh = await createFor(org, {}, onlyNew);
+      const listed = await endpoints(org, 'IssueCreated', onlyNew);
+      expect(listed.status).toBe(200);
+      expect(listed.body.map((e: { id: string }) => e.id)).toEqual([fresh.body.id]);
+      expect(listed.body.map((e: { id: string }) => e.id)).not.toContain(old.body.id);
+    } finally {
+      await onlyNew.close();
+    }
+  });
+});
+
+describe('POST /internal/v1/webhooks/:id/delivery-outcome', () => {
+  it('disables the endpoint at the fifth consecutive failure', async () => {
+    const org = randomUUID();
+    const made = await createFor(org, {});
+    for (let i = 1; i <= 4; i += 1) {
+      const res = await outcome(made.body.id, false);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ isEnabled: true, consecutiveFailures: i });
+    }
+    expect(await adminView(org, made.body.id)).toMatchObject({ isEnabled: true, consecutiveFailures: 4, disabledAt: null });
+    expect((await outcome(made.body.id, false)).body).toEqual({ isEnabled: false, consecutiveFailures: 5 });
+    const disabled = await adminView(org, made.body.id);
+    expect(disabled).toMatchObject({ isEnabled: false, consecutiveFailures: 5, disabledAt: expect.any(String) });
+    const pub = await h.call('GET', '/api/v1/webhooks', { as: asKey(org) });
+    expect(pub.body[0]).toMatchObject({ id: made.body.id, isEnabled: false });
+
+    // Further failures keep counting but keep the first disabledAt; a late success resets the
+    // count without re-enabling (only the operator does).
+    expect((await outcome(made.body.id, false)).body).toEqual({ isEnabled: false, consecutiveFailures: 6 });
+    expect((await adminView(org, made.body.id)).disabledAt).toBe(disabled.disabledAt);
+    expect((await outcome(made.body.id, true)).body).toEqual({ isEnabled: false, consecutiveFailures: 0 });
+  });
+
+  it('resets the streak on a success, so failures must be consecutive', async () => {
+    const made = await createFor(randomUUID(), {});
+    for (let i = 0; i < 4; i += 1) await outcome(made.body.id, false);
+    expect((await outcome(made.body.id, true)).body).toEqual({ isEnabled: true, consecutiveFailures: 0 });
+    for (let i = 0; i < 4; i += 1) await outcome(made.body.id, false);
+    expect((await outcome(made.body.id, false)).body).toEqual({ isEnabled: false, consecutiveFailures: 5 });
+  });
+
+  it('counts concurrent outcomes exactly', async () => {
+    const org = randomUUID();
+    const made = await createFor(org, {});
+    const replies = await Promise.all(Array.from({ length: 12 }, () => outcome(made.body.id, false)));
+    const counts = replies.map((r) => r.body.consecutiveFailures).sort((a, b) => a - b);
+    expect(counts).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    expect(replies.filter((r) => r.body.isEnabled).map((r) => r.body.consecutiveFailures).sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
+    expect(await adminView(org, made.body.id)).toMatchObject({ isEnabled: false, consecutiveFailures: 12 });
+  });
+
+  it('validates its body and answers 404 for an unknown endpoint', async () => {
+    const made = await createFor(randomUUID(), {});
+    for (const body of [{}, { delivered: 'yes' }, { delivered: true, extra: 1 }]) {
+      expectProblem(await h.call('POST', `/internal/v1/webhooks/${made.body.id}/delivery-outcome`, { body }), 422);
+    }
+    expectProblem(await outcome(randomUUID(), true), 404);
+    expectProblem(await outcome('bad', true), 404);
+  });
+});
