@@ -36,6 +36,7 @@ export const gatewayEnv = {
   CAMPAIGN_URL: env.url(['http', 'https'], 'http://127.0.0.1:8081'),
   ISSUE_URL: env.url(['http', 'https'], 'http://127.0.0.1:8082'),
   WEBHOOK_URL: env.url(['http', 'https'], 'http://127.0.0.1:8083'),
+  DELIVERY_URL: env.url(['http', 'https'], 'http://127.0.0.1:8084'),
   /** How long an upstream gets to start answering (and between body chunks). */
   UPSTREAM_TIMEOUT_MS: env.int(15_000, { min: 1 }),
 };

@@ -5,7 +5,7 @@ import type { GatewayConfig } from '../config.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 
 /** The services the gateway forwards to. Adding one: a name here, its URL in config. */
-export const UPSTREAM_NAMES = ['campaign', 'issue', 'webhook'] as const;
+export const UPSTREAM_NAMES = ['campaign', 'issue', 'webhook', 'delivery'] as const;
 export type UpstreamName = (typeof UPSTREAM_NAMES)[number];
 
 export type UpstreamRequest = Omit<Dispatcher.RequestOptions, 'origin'>;
@@ -38,7 +38,7 @@ export const DEFAULT_BREAKER: BreakerOptions = {
 };
 
 function upstreamUrl(config: GatewayConfig, name: UpstreamName): string {
-  const urls = { campaign: config.CAMPAIGN_URL, issue: config.ISSUE_URL, webhook: config.WEBHOOK_URL } satisfies Record<UpstreamName, string>;
+  const urls = { campaign: config.CAMPAIGN_URL, issue: config.ISSUE_URL, webhook: config.WEBHOOK_URL, delivery: config.DELIVERY_URL } satisfies Record<UpstreamName, string>;
   return urls[name];
 }
 

@@ -52,4 +52,5 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'POST', pattern: '/admin/v1/organizations/:orgId/webhooks', auth: 'admin', upstream: 'webhook' },
   { method: 'GET', pattern: '/admin/v1/organizations/:orgId/webhooks', auth: 'admin', upstream: 'webhook' },
   { method: 'POST', pattern: '/admin/v1/webhooks/:id/enable', auth: 'admin', upstream: 'webhook' },
+  { method: 'GET', pattern: '/admin/v1/webhooks/:id/deliveries', auth: 'admin', upstream: 'delivery' },
 ];
