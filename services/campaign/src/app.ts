@@ -1,8 +1,7 @@
 import { jetstream, jetstreamManager, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { connectNats, ensureStream, startConsumer, startOutboxRelay, type OutboxRelay, type RunningConsumer } from '@preflight/bus';
+import { connectNats, ensureStream, eventStreamOptions, startConsumer, startOutboxRelay, type OutboxRelay, type RunningConsumer } from '@preflight/bus';
 import { createDatabase, migrateToLatest, type Database } from '@preflight/db';
-import { allSubjects } from '@preflight/events';
 import { createApp, createRegistry, serve } from '@preflight/http';
 import { createLogger, type Logger } from '@preflight/log';
 import type { Registry } from 'prom-client';
@@ -14,9 +13,6 @@ import { routes } from './routes/index.ts';
 import type { CampaignDatabase } from './storage/schema.ts';
 
 export const SERVICE_NAME = 'campaign';
-
-/** The duplicate window of the events stream: longer than a relay needs to come back after a crash. */
-export const DUPLICATE_WINDOW_MS = 2 * 60_000;
 
 export interface StartOptions {
   /** Loopback in tests; every interface by default. */
@@ -94,13 +90,7 @@ export async function startCampaignService(config: CampaignConfig, opts: StartOp
     nats = await connectNats({ url: config.NATS_URL, name: SERVICE_NAME, logger });
     const jsm = await jetstreamManager(nats);
     const js = jetstream(nats);
-    await ensureStream(jsm, {
-      name: config.EVENTS_STREAM,
-      subjects: [allSubjects(prefix)],
-      replicas: config.EVENTS_STREAM_REPLICAS,
-      maxAgeMs: config.EVENTS_STREAM_MAX_AGE_HOURS * 3_600_000,
-      duplicateWindowMs: DUPLICATE_WINDOW_MS,
-    });
+    await ensureStream(jsm, eventStreamOptions(config));
     startRelay();
     consumer = await startConsumer({
       js,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { eventsConfigShape } from '@preflight/bus';
 import { env, loadConfig } from '@preflight/config';
 
 /**
@@ -19,18 +19,7 @@ export const campaignConfigShape = {
   // Domain events: NATS JetStream. The service makes sure the stream exists (idempotently) at
   // start, publishes its events through the transactional outbox and projects issue events
   // into readiness verdicts with the durable consumer `campaign-readiness`.
-  NATS_URL: env.url(['nats', 'tls'], 'nats://127.0.0.1:4222'),
-  EVENTS_STREAM: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a JetStream stream name (A-Z, a-z, 0-9, _, -)')
-    .default('PREFLIGHT_EVENTS'),
-  // Subjects are `<prefix>.<owner>.<event>`; tests use an isolated prefix.
-  EVENTS_SUBJECT_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated subject tokens (A-Z, a-z, 0-9, _, -), no wildcards')
-    .default('preflight'),
-  EVENTS_STREAM_REPLICAS: env.int(1, { min: 1, max: 5 }),
-  EVENTS_STREAM_MAX_AGE_HOURS: env.int(168, { min: 1, max: 24 * 365 }),
+  ...eventsConfigShape,
 
   // Logging.
   LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),

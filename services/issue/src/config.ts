@@ -1,3 +1,4 @@
+import { eventsConfigShape } from '@preflight/bus';
 import { env, loadConfig } from '@preflight/config';
 
 /** Environment of the issue service, read once at start (docs/development.md, "Ports, URLs"). */
@@ -14,6 +15,12 @@ export const issueConfigShape = {
 
   // The campaign service, read through when the campaign directory misses.
   CAMPAIGN_URL: env.url(['http', 'https'], 'http://127.0.0.1:8081'),
+
+  // Domain events: NATS JetStream. The service makes sure the stream exists at start (with the
+  // same settings as the campaign service, idempotently), publishes its events through the
+  // transactional outbox and feeds the campaign directory from campaign events with the
+  // durable consumer `issue-directory`.
+  ...eventsConfigShape,
 
   LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
 };

@@ -4,8 +4,8 @@ import express from 'express';
 import { expect } from 'vitest';
 import { callerHeaders, type Caller } from '@preflight/http';
 import { createLogger } from '@preflight/log';
-import { TEST_DATABASE_URL, dropSchemas, isolatedName } from '@preflight/testing';
-import { startIssueService, type RunningIssueService } from '../src/app.ts';
+import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, isolatedName } from '@preflight/testing';
+import { startIssueService, type RelayHandle, type RunningIssueService } from '../src/app.ts';
 import { loadIssueConfig } from '../src/config.ts';
 
 /** What the campaign service's internal endpoint answers. */
@@ -83,19 +83,34 @@ export interface Reply {
 export interface Harness {
   base: string;
   stub: CampaignStub;
+  /** This harness's own schema, stream and subject prefix. */
+  schema: string;
+  stream: string;
+  prefix: string;
+  /** The service's outbox relay (stop it to leave committed events unpublished). */
+  relay: RelayHandle;
+  /** The value of one sample of the service's /metrics, 0 when absent. */
+  metric(name: string, labels: Record<string, string>): Promise<number>;
   call(method: string, path: string, opts?: { as?: Caller; body?: unknown; headers?: Record<string, string> }): Promise<Reply>;
   close(): Promise<void>;
 }
 
 /**
- * The issue service on a loopback port, in a schema of its own, in front of a campaign stub.
+ * The issue service on a loopback port, in a schema, JetStream stream and subject prefix of its
+ * own, in front of a campaign stub.
  * `campaignUrl` replaces the stub's address (to point at nothing, for instance).
  */
 export async function startHarness(opts: { campaignUrl?: string; poolMax?: number } = {}): Promise<Harness> {
   const stub = await startCampaignStub();
   const schema = isolatedName('issue');
+  const stream = isolatedName('issue_events');
+  const prefix = isolatedName('issue_subj');
   const config = loadIssueConfig(
     {
+      NATS_URL: TEST_NATS_URL,
+      EVENTS_STREAM: stream,
+      EVENTS_SUBJECT_PREFIX: prefix,
+      EVENTS_STREAM_MAX_AGE_HOURS: '1',
       ISSUE_PORT: '0',
       DATABASE_URL: TEST_DATABASE_URL,
       DB_SCHEMA: schema,
@@ -109,6 +124,7 @@ export async function startHarness(opts: { campaignUrl?: string; poolMax?: numbe
     service = await startIssueService({ config, logger: createLogger('issue-test', { level: 'silent' }), host: '127.0.0.1', exitOnShutdown: false });
   } catch (err) {
     await stub.close();
+    await deleteStreams([stream]);
     await dropSchemas([schema]);
     throw err;
   }
@@ -116,6 +132,16 @@ export async function startHarness(opts: { campaignUrl?: string; poolMax?: numbe
   return {
     base,
     stub,
+    schema,
+    stream,
+    prefix,
+    relay: service.relay,
+    async metric(name, labels) {
+      const text = await (await fetch(`${base}/metrics`)).text();
+      const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+      const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && wanted.every((w) => l.includes(w)));
+      return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+    },
     async call(method, path, { as, body, headers = {} } = {}) {
       const res = await fetch(`${base}${path}`, {
         method,
@@ -132,6 +158,7 @@ export async function startHarness(opts: { campaignUrl?: string; poolMax?: numbe
     async close() {
       await service.shutdown('test finished');
       await stub.close();
+      await deleteStreams([stream]);
       await dropSchemas([schema]);
     },
   };

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ISSUE_STATUSES, type IssueStatus } from '@preflight/contract';
-import { statusChangeEvent } from '../src/domain/issue-workflow.ts';
 import { asAdmin, asKey, expectProblem, startHarness, type Harness, type StubCampaign } from './harness.ts';
 
 /** The workflow as specified, written out independently of src/domain/issue-workflow.ts. */
@@ -159,22 +158,5 @@ describe('assignee', () => {
   ])('refuses %s with 422', async (_label, body) => {
     const problem = expectProblem(await assign(original.id, body), 422);
     expect(Object.keys(problem.errors)).toEqual(['assigneeName']);
-  });
-});
-
-describe('events a status change will emit', () => {
-  it('maps each target to the most specific public event', () => {
-    const byTarget = Object.fromEntries(ISSUE_STATUSES.filter((s) => s !== 'New').map((to) => [to, statusChangeEvent({ from: 'New', to })]));
-    expect(byTarget).toEqual({
-      Acknowledged: 'IssueUpdated',
-      InProgress: 'IssueUpdated',
-      Fixed: 'IssueUpdated',
-      RetestRequested: 'RetestRequested',
-      RetestFixed: 'RetestCompleted',
-      RetestFailed: 'RetestCompleted',
-      Closed: 'IssueClosed',
-      WontFix: 'IssueClosed',
-      Duplicate: 'IssueClosed',
-    });
   });
 });

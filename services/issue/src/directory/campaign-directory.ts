@@ -14,8 +14,9 @@ export interface CampaignDirectory {
 }
 
 /**
- * The local directory of campaigns, read through to the campaign service on a miss so a
- * campaign is usable the moment it was created, before its event arrives.
+ * The local directory of campaigns, fed by campaign events (campaign-events.ts) and read
+ * through to the campaign service on a miss so a campaign is usable the moment it was created,
+ * before its event arrives.
  */
 export function createCampaignDirectory(db: Kysely<IssueDatabase>, client: CampaignClient, logger: Logger): CampaignDirectory {
   async function readThrough(campaignId: string): Promise<CampaignEntry | undefined> {
@@ -27,7 +28,8 @@ export function createCampaignDirectory(db: Kysely<IssueDatabase>, client: Campa
       logger.warn({ err, campaignId }, 'campaign directory read-through failed');
       throw new AppError('dependency_unavailable', `The campaign service is unavailable, so campaign '${campaignId}' could not be looked up; retry shortly.`);
     }
-    if (fetched) await upsertCampaign(db, fetched);
+    // The answer is the campaign as it is now: it counts as newer than any event seen so far.
+    if (fetched) await upsertCampaign(db, fetched, new Date());
     return fetched;
   }
 

@@ -29,31 +29,11 @@ export function canTransition(from: IssueStatus, to: IssueStatus): boolean {
   return (ISSUE_TRANSITIONS[from] as readonly IssueStatus[]).includes(to);
 }
 
-/** Public webhook events a status change can emit (public-api-v1.md 6.2). */
-export type IssueStatusEvent = 'IssueUpdated' | 'IssueClosed' | 'RetestRequested' | 'RetestCompleted';
-
-/**
- * The one public event a change into each status emits: the most specific one. New is never a
- * target (issues are born New and IssueCreated announces them); it maps for exhaustiveness.
- */
-const EVENT_BY_TARGET = {
-  New: 'IssueUpdated',
-  Acknowledged: 'IssueUpdated',
-  InProgress: 'IssueUpdated',
-  Fixed: 'IssueUpdated',
-  RetestRequested: 'RetestRequested',
-  RetestFixed: 'RetestCompleted',
-  RetestFailed: 'RetestCompleted',
-  Closed: 'IssueClosed',
-  WontFix: 'IssueClosed',
-  Duplicate: 'IssueClosed',
-} as const satisfies Record<IssueStatus, IssueStatusEvent>;
-
 export interface StatusTransition {
   from: IssueStatus;
   to: IssueStatus;
 }
 
-export function statusChangeEvent(transition: StatusTransition): IssueStatusEvent {
-  return EVENT_BY_TARGET[transition.to];
-}
+// What each transition is called publicly (IssueUpdated, IssueClosed, RetestRequested,
+// RetestCompleted) is decided in one place for every service: `issueStatusEvent()` /
+// `ISSUE_STATUS_EVENT` in @preflight/events, applied to the IssueStatusChanged event.

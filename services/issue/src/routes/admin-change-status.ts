@@ -30,12 +30,12 @@ export const ChangeStatusRequestSchema = z
   });
 
 /** POST /admin/v1/issues/:id/status: one step of the workflow (domain/issue-workflow.ts). */
-export const adminChangeStatus: Registration = (app, { db }) => {
+export const adminChangeStatus: Registration = (app, { db, events }) => {
   app.post('/admin/v1/issues/:id/status', async (req, res) => {
     requireAdmin(req);
     const issueId = pathId(req.params.id, 'issue');
     const body = parseBody(ChangeStatusRequestSchema, req.body);
-    const outcome = await changeIssueStatus(db, { issueId, to: body.to, reason: body.reason, duplicateOfId: body.duplicateOfId });
+    const outcome = await changeIssueStatus(db, events, { issueId, to: body.to, reason: body.reason, duplicateOfId: body.duplicateOfId });
     switch (outcome.kind) {
       case 'not_found':
         throw notFound('issue', issueId);

@@ -1,12 +1,15 @@
 import type { Express } from 'express';
 import type { Kysely } from '@preflight/db';
 import type { CampaignDirectory } from '../directory/campaign-directory.ts';
+import type { EventTarget } from '../storage/outbox.ts';
 import type { IssueDatabase } from '../storage/schema.ts';
 
 /** What a route handler may use; built once in app.ts. */
 export interface RouteContext {
   db: Kysely<IssueDatabase>;
   directory: CampaignDirectory;
+  /** Where the storage functions' outbox rows are addressed. */
+  events: EventTarget;
 }
 
 export type Registration = (app: Express, ctx: RouteContext) => void;

@@ -1,28 +1,32 @@
 import { sql, type Kysely } from '@preflight/db';
 import type { IssueStatus } from '@preflight/contract';
+import { issueAssignedEvent, issueStatusChangedEvent } from '../domain/issue-events.ts';
 import { allowedTransitions, canTransition, type StatusTransition } from '../domain/issue-workflow.ts';
 import { appendHistory } from './issue-history.ts';
+import { enqueueIssueEvent, type EventTarget } from './outbox.ts';
 import type { IssueDatabase } from './schema.ts';
 
 export type StatusChangeOutcome =
-  | { kind: 'changed'; transition: StatusTransition }
+  | { kind: 'changed'; transition: StatusTransition; revision: number }
   | { kind: 'not_found' }
   | { kind: 'not_allowed'; current: IssueStatus; allowed: readonly IssueStatus[] }
   | { kind: 'bad_duplicate' };
 
 /**
  * Moves an issue along the workflow. The row is locked first so the rule is checked against
- * the status the change really starts from; the change and its history entry commit together,
- * and so will the status-change outbox row.
+ * the status the change really starts from; the change, the revision bump, its history entry
+ * and exactly one IssueStatusChanged outbox row commit together. A refused change writes
+ * nothing, so it emits nothing.
  */
 export async function changeIssueStatus(
   db: Kysely<IssueDatabase>,
+  events: EventTarget,
   change: { issueId: string; to: IssueStatus; reason: string | null; duplicateOfId: string | null },
 ): Promise<StatusChangeOutcome> {
   return db.transaction().execute(async (trx): Promise<StatusChangeOutcome> => {
     const issue = await trx
       .selectFrom('issues')
-      .select(['id', 'campaign_id', 'status'])
+      .select(['id', 'org_id', 'campaign_id', 'status', 'title', 'severity'])
       .where('id', '=', change.issueId)
       .forUpdate()
       .executeTakeFirst();
@@ -40,37 +44,72 @@ export async function changeIssueStatus(
         .executeTakeFirst();
       if (!original) return { kind: 'bad_duplicate' };
     }
-    await trx
+    const updated = await trx
       .updateTable('issues')
       .set({
         status: change.to,
         // Only a Duplicate points at its original; leaving Duplicate forgets it.
         duplicate_of_id: change.to === 'Duplicate' ? change.duplicateOfId : null,
         updated_at: sql<Date>`now()`,
+        revision: sql<number>`revision + 1`,
       })
       .where('id', '=', issue.id)
-      .execute();
-    await appendHistory(trx, { issueId: issue.id, from: issue.status, to: change.to, reason: change.reason });
+      .returning('revision')
+      .executeTakeFirstOrThrow();
+    const { occurredAt } = await appendHistory(trx, { issueId: issue.id, from: issue.status, to: change.to, reason: change.reason });
     const transition = { from: issue.status, to: change.to };
-    // Outbox: the status-change row (event from statusChangeEvent(transition)) is inserted here.
-    return { kind: 'changed', transition };
+    const event = issueStatusChangedEvent({
+      issueId: issue.id,
+      orgId: issue.org_id,
+      campaignId: issue.campaign_id,
+      title: issue.title,
+      severity: issue.severity,
+      transition,
+      reason: change.reason,
+      occurredAt,
+      revision: updated.revision,
+    });
+    await enqueueIssueEvent(trx, events, event, issue.org_id);
+    return { kind: 'changed', transition, revision: updated.revision };
   });
 }
 
-/** Assigns or (with null) unassigns an issue; false when there is no such issue. */
+/**
+ * Assigns or (with null) unassigns an issue; false when there is no such issue. A real change
+ * bumps the revision and enqueues IssueAssigned in its transaction (no public webhook event maps
+ * to assignment); naming the current assignee again changes nothing and emits nothing.
+ */
 export async function setIssueAssignee(
   db: Kysely<IssueDatabase>,
+  events: EventTarget,
   change: { issueId: string; assigneeName: string | null },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
+    const issue = await trx
+      .selectFrom('issues')
+      .select(['id', 'org_id', 'campaign_id', 'title', 'assignee_name'])
+      .where('id', '=', change.issueId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!issue) return false;
+    if (issue.assignee_name === change.assigneeName) return true;
     const updated = await trx
       .updateTable('issues')
-      .set({ assignee_name: change.assigneeName, updated_at: sql<Date>`now()` })
-      .where('id', '=', change.issueId)
-      .returning('id')
-      .executeTakeFirst();
-    // Outbox: the internal IssueAssigned row is inserted here (no public webhook event maps
-    // to assignment).
-    return updated !== undefined;
+      .set({ assignee_name: change.assigneeName, updated_at: sql<Date>`now()`, revision: sql<number>`revision + 1` })
+      .where('id', '=', issue.id)
+      .returning(['revision', 'updated_at'])
+      .executeTakeFirstOrThrow();
+    const event = issueAssignedEvent({
+      issueId: issue.id,
+      orgId: issue.org_id,
+      campaignId: issue.campaign_id,
+      title: issue.title,
+      assigneeName: change.assigneeName,
+      oldAssigneeName: issue.assignee_name,
+      occurredAt: updated.updated_at,
+      revision: updated.revision,
+    });
+    await enqueueIssueEvent(trx, events, event, issue.org_id);
+    return true;
   });
 }

@@ -4,15 +4,17 @@ import type { IssueDatabase, IssueHistoryTable } from './schema.ts';
 
 export type IssueHistoryRow = Selectable<IssueHistoryTable>;
 
-/** Called only inside the transaction that makes the change it records. */
+/** Called only inside the transaction that makes the change it records; returns its time. */
 export async function appendHistory(
   trx: Transaction<IssueDatabase>,
   entry: { issueId: string; from: IssueStatus | null; to: IssueStatus; reason: string | null },
-): Promise<void> {
-  await trx
+): Promise<{ occurredAt: Date }> {
+  const row = await trx
     .insertInto('issue_history')
     .values({ issue_id: entry.issueId, from_status: entry.from, to_status: entry.to, reason: entry.reason })
-    .execute();
+    .returning('occurred_at')
+    .executeTakeFirstOrThrow();
+  return { occurredAt: row.occurred_at };
 }
 
 /** Oldest first; the id breaks ties between changes made within one transaction's clock tick. */

@@ -1,9 +1,11 @@
 import type { Kysely, Selectable } from '@preflight/db';
 import { SEVERITY_RANK, type IssueSeverity, type IssueStatus } from '@preflight/contract';
 import { INITIAL_ISSUE_STATUS } from '../domain/issue-workflow.ts';
+import { issueCreatedEvent } from '../domain/issue-events.ts';
 import type { IssueFields } from '../domain/issue-fields.ts';
 import type { CampaignEntry } from './campaign-directory.ts';
 import { appendHistory } from './issue-history.ts';
+import { enqueueIssueEvent, type EventTarget } from './outbox.ts';
 import type { IssueDatabase, IssuesTable } from './schema.ts';
 import { nextSeqNumber } from './sequences.ts';
 
@@ -18,12 +20,13 @@ export type IssueDetailRow = IssueRow & {
 };
 
 /**
- * Files an issue: the next seqNumber, the row and its first history entry (null → New) commit
- * together, and so will the IssueCreated outbox row. Both the public API and the dashboard
+ * Files an issue: the next seqNumber, the row, its first history entry (null → New) and the
+ * IssueCreated outbox row (revision 1) commit together. Both the public API and the dashboard
  * create through here.
  */
 export async function createIssue(
   db: Kysely<IssueDatabase>,
+  events: EventTarget,
   input: { campaign: CampaignEntry; fields: IssueFields; reporter: string },
 ): Promise<{ id: string; seqNumber: number }> {
   const { campaign, fields, reporter } = input;
@@ -55,10 +58,25 @@ export async function createIssue(
         tester_email: fields.testerEmail,
         reporter,
       })
-      .returning(['id', 'seq_number'])
+      .returning(['id', 'seq_number', 'created_at', 'revision'])
       .executeTakeFirstOrThrow();
     await appendHistory(trx, { issueId: issue.id, from: null, to: INITIAL_ISSUE_STATUS, reason: null });
-    // Outbox: the IssueCreated row is inserted here, inside this transaction.
+    const event = issueCreatedEvent({
+      id: issue.id,
+      orgId: campaign.orgId,
+      campaignId: campaign.campaignId,
+      seqNumber: issue.seq_number,
+      title: fields.title,
+      severity: fields.severity,
+      type: fields.type,
+      status: INITIAL_ISSUE_STATUS,
+      pageUrl: fields.pageUrl,
+      testerEmail: fields.testerEmail,
+      reporter,
+      createdAt: issue.created_at,
+      revision: issue.revision,
+    });
+    await enqueueIssueEvent(trx, events, event, campaign.orgId);
     return { id: issue.id, seqNumber: issue.seq_number };
   });
 }
@@ -75,7 +93,10 @@ export async function findIssueDetail(
     .leftJoin('issues as d', 'd.id', 'i.duplicate_of_id')
     .selectAll('i')
     .select(['c.name as campaign_name', 'c.site_id', 'c.site_name', 'd.seq_number as duplicate_of_seq_number'])
-    .where('i.id', '=', issueId);
+    .where('i.id', '=', issueId)
+    // An issue is only ever filed against a complete directory entry, and entries never lose
+    // their site again (campaign-directory.ts).
+    .$narrowType<{ site_id: string }>();
   if (orgScope !== undefined) query = query.where('i.org_id', '=', orgScope);
   return query.executeTakeFirst();
 }

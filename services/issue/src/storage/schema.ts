@@ -1,7 +1,10 @@
 import type { ColumnType, Generated } from '@preflight/db';
 import type { CampaignStatus, IssueSeverity, IssueStatus, IssueType } from '@preflight/contract';
 
-/** Table types of the issue schema (migrations/0001_init.ts). */
+/**
+ * Table types of the issue schema (migrations/). `outbox` and `inbox` (0002) belong to
+ * @preflight/bus and are only reached through it.
+ */
 type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
 export interface CampaignDirectoryTable {
@@ -9,10 +12,13 @@ export interface CampaignDirectoryTable {
   org_id: string;
   name: string | null;
   status: CampaignStatus | null;
-  site_id: string;
+  // Unknown (null) while only a status event has been seen, before CampaignCreated or a read-through.
+  site_id: string | null;
   site_name: string | null;
-  created_at: ColumnType<Date, Date | string, Date | string>;
+  created_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
   refreshed_at: DefaultedTimestamp;
+  /** The newest source applied: an event's occurred_at, or the moment of a read-through. */
+  source_occurred_at: ColumnType<Date | null, Date | string | null, Date | string | null>;
 }
 
 export interface CampaignSequencesTable {
@@ -48,6 +54,8 @@ export interface IssuesTable {
   duplicate_of_id: string | null;
   created_at: DefaultedTimestamp;
   updated_at: DefaultedTimestamp;
+  /** 1 at creation, +1 on every change; carried by every issue event. */
+  revision: Generated<number>;
 }
 
 export interface IssueHistoryTable {
