@@ -25,9 +25,14 @@ import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-op
 
 const run = promisify(execFile);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const SERVICES = ['gateway', 'campaign', 'issue'] as const;
+const SERVICES = ['gateway', 'campaign', 'issue', 'webhook', 'delivery'] as const;
 const INSTALLABLE = [...SERVICES, 'preflight'] as const;
-const SECRET_VARS = ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'NATS_URL'];
+const SECRET_VARS = ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'NATS_URL', 'WEBHOOK_SECRET_KEYS'];
+/** The services on the event stream (libs/bus), and the stream settings' code defaults (libs/bus/src/events-config.ts). */
+const EVENT_SERVICES = ['campaign', 'issue', 'delivery'] as const;
+const EVENTS_DEFAULTS = { EVENTS_STREAM: 'PREFLIGHT_EVENTS', EVENTS_SUBJECT_PREFIX: 'preflight', EVENTS_STREAM_REPLICAS: '1', EVENTS_STREAM_MAX_AGE_HOURS: '168' };
+/** Where the delivery pods must never connect (cluster, private, link-local/metadata, CGNAT, loopback). */
+const NON_PUBLIC_V4 = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10', '127.0.0.0/8'];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: any; data?: Record<string, string> };
@@ -139,7 +144,7 @@ afterAll(() => {
 describe('helm lint --strict', () => {
   it('passes for every chart with its defaults', async () => {
     const out = await helmRun(['lint', '--strict', ...['preflight-lib', ...INSTALLABLE].map((c) => `charts/${c}`)]);
-    expect(out).toContain('5 chart(s) linted, 0 chart(s) failed');
+    expect(out).toContain(`${INSTALLABLE.length + 1} chart(s) linted, 0 chart(s) failed`);
   });
 
   it('passes for the umbrella with the production and local values', async () => {
@@ -160,7 +165,7 @@ describe('helm lint --strict', () => {
 describe('rendered manifests', () => {
   it('render every installable chart with defaults and the example values', () => {
     expect([...rendered.keys()].sort()).toEqual(
-      ['campaign:default', 'campaign:production', 'gateway:default', 'gateway:production', 'issue:default', 'issue:production', 'preflight:default', 'preflight:local', 'preflight:production'].sort(),
+      [...SERVICES.flatMap((s) => [`${s}:default`, `${s}:production`]), 'preflight:default', 'preflight:local', 'preflight:production'].sort(),
     );
     for (const [name, objs] of rendered) expect(objs.length, name).toBeGreaterThan(5);
   });
@@ -237,7 +242,10 @@ describe('policy', () => {
         expect(svc, `${name}: Service for ${d.metadata.name}`).toBeDefined();
       }
     }
-    expect(ofKind('preflight:production', 'Deployment').map((d) => d.metadata.name).sort()).toEqual(['pf-campaign', 'pf-gateway', 'pf-issue']);
+    // delivery stays off in the umbrella until services/delivery ships an image
+    for (const r of ['preflight:default', 'preflight:production', 'preflight:local']) {
+      expect(ofKind(r, 'Deployment').map((d) => d.metadata.name).sort(), r).toEqual(['pf-campaign', 'pf-gateway', 'pf-issue', 'pf-webhook']);
+    }
   });
 
   it('credentials only arrive as secretKeyRefs, never in a ConfigMap or a plain env value', () => {
@@ -253,24 +261,118 @@ describe('policy', () => {
     expect(refs).toEqual(['ADMIN_TOKEN', 'DATABASE_URL', 'REDIS_URL']);
   });
 
+  it('the webhook key ring comes from the Secret, and private targets stay refused outside local', () => {
+    for (const r of ['webhook:default', 'webhook:production', 'preflight:production']) {
+      for (const kind of ['Deployment', 'Job']) {
+        const pod = ofKind(r, kind).find((o) => o.metadata.name.startsWith('pf-webhook'))!.spec.template.spec;
+        const ref = pod.containers[0].env.find((e: { name: string }) => e.name === 'WEBHOOK_SECRET_KEYS');
+        expect(ref?.valueFrom?.secretKeyRef, `${r} ${kind}`).toEqual({ name: 'preflight-secrets', key: 'webhook-secret-keys' });
+      }
+      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'pf-webhook')!;
+      expect(cm.data, r).toMatchObject({ WEBHOOK_PORT: '8083', DB_SCHEMA: 'webhook', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
+    }
+  });
+
+  it('the services on the event stream get NATS_URL from the Secret and identical stream settings', () => {
+    for (const s of EVENT_SERVICES) {
+      for (const r of [`${s}:default`, `${s}:production`]) {
+        for (const kind of ['Deployment', 'Job']) {
+          const env = ofKind(r, kind)[0]!.spec.template.spec.containers[0].env;
+          expect(env.find((e: { name: string }) => e.name === 'NATS_URL')?.valueFrom?.secretKeyRef?.key, `${r} ${kind}`).toBe('nats-url');
+        }
+      }
+      expect(ofKind(`${s}:default`, 'ConfigMap')[0]!.data, s).toMatchObject(EVENTS_DEFAULTS);
+      expect(ofKind(`${s}:production`, 'ConfigMap')[0]!.data, s).toMatchObject({ ...EVENTS_DEFAULTS, EVENTS_STREAM_REPLICAS: '3' });
+    }
+    // Each service makes sure the stream exists with its own settings: differing ones would flap.
+    const settings = (data: Record<string, string> = {}) => JSON.stringify(Object.fromEntries(Object.entries(data).filter(([k]) => k.startsWith('EVENTS_')).sort()));
+    for (const [name, objs] of rendered) {
+      const seen = new Set(objs.filter((o) => o.kind === 'ConfigMap' && EVENT_SERVICES.some((s) => o.metadata.name === `pf-${s}`)).map((c) => settings(c.data)));
+      expect(seen.size, name).toBeLessThanOrEqual(1);
+    }
+    const prodConfig = (s: string) => settings(((production[s] as { config?: Record<string, string> })?.config));
+    expect(new Set(EVENT_SERVICES.map(prodConfig)).size).toBe(1);
+    // gateway and webhook are not on the stream
+    for (const s of ['gateway', 'webhook']) expect(ofKind(`${s}:default`, 'ConfigMap')[0]!.data?.EVENTS_STREAM, s).toBeUndefined();
+  });
+
   it('pods do not migrate on start: the hook Job does', () => {
     for (const s of SERVICES) {
       const cm = ofKind(`${s}:default`, 'ConfigMap')[0]!;
       expect(cm.data?.MIGRATE_ON_START).toBe('false');
-      expect(cm.data?.[`${s.toUpperCase()}_PORT`]).toMatch(/^808[0-2]$/);
+      expect(cm.data?.[`${s.toUpperCase()}_PORT`]).toMatch(/^808[0-4]$/);
     }
-    expect(ofKind('gateway:default', 'ConfigMap')[0]!.data).toMatchObject({ DB_SCHEMA: 'identity', CAMPAIGN_URL: 'http://pf-campaign:8081', ISSUE_URL: 'http://pf-issue:8082' });
+    expect(ofKind('gateway:default', 'ConfigMap')[0]!.data).toMatchObject({
+      DB_SCHEMA: 'identity',
+      CAMPAIGN_URL: 'http://pf-campaign:8081',
+      ISSUE_URL: 'http://pf-issue:8082',
+      WEBHOOK_URL: 'http://pf-webhook:8083',
+      DELIVERY_URL: 'http://pf-delivery:8084',
+    });
+    expect(ofKind('delivery:default', 'ConfigMap')[0]!.data).toMatchObject({ DB_SCHEMA: 'delivery', DELIVERY_PORT: '8084', WEBHOOK_URL: 'http://pf-webhook:8083' });
     expect(ofKind('issue:default', 'ConfigMap')[0]!.data).toMatchObject({ DB_SCHEMA: 'issue', CAMPAIGN_URL: 'http://pf-campaign:8081' });
   });
 
-  it('campaign and issue accept traffic only from the gateway (and campaign from issue) plus Prometheus', () => {
-    const peers = (svc: string) =>
-      ofKind('preflight:production', 'NetworkPolicy')
+  it('services accept traffic only from their callers plus Prometheus', () => {
+    const peers = (svc: string, release = 'preflight:production') =>
+      ofKind(release, 'NetworkPolicy')
         .find((n) => n.metadata.name === `pf-${svc}`)!
         .spec.ingress.flatMap((r: { from: Array<{ podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: object }> }) => r.from)
         .map((p: { podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: object }) => (p.podSelector ? `pod:${p.podSelector.matchLabels['app.kubernetes.io/name']}` : 'namespace:monitoring'));
     expect(peers('campaign').sort()).toEqual(['namespace:monitoring', 'pod:gateway', 'pod:issue']);
     expect(peers('issue').sort()).toEqual(['namespace:monitoring', 'pod:gateway']);
+    // the delivery pods read endpoints and report outcomes on /internal/v1
+    expect(peers('webhook').sort()).toEqual(['namespace:monitoring', 'pod:delivery', 'pod:gateway']);
+    // the gateway, for its admin deliveries route
+    expect(peers('delivery', 'delivery:production').sort()).toEqual(['namespace:monitoring', 'pod:gateway']);
+  });
+
+  type Peer = { podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: object; ipBlock?: { cidr: string; except?: string[] } };
+  type EgressRule = { to?: Peer[]; ports?: Array<{ port: number | string }> };
+  const egress = (release: string, svc: string): EgressRule[] => ofKind(release, 'NetworkPolicy').find((n) => n.metadata.name === `pf-${svc}`)!.spec.egress;
+  const allowsPort = (rules: EgressRule[], port: number) => rules.some((r) => r.ports?.some((p) => p.port === port));
+  const toComponent = (rules: EgressRule[], name: string, port: number) =>
+    rules.some((r) => r.ports?.some((p) => p.port === port) && r.to?.some((p) => p.podSelector?.matchLabels['app.kubernetes.io/name'] === name));
+
+  it('the services on the event stream may reach NATS; the others may not', () => {
+    for (const s of EVENT_SERVICES) for (const r of [`${s}:default`, `${s}:production`]) expect(allowsPort(egress(r, s), 4222), r).toBe(true);
+    for (const s of ['gateway', 'webhook']) expect(allowsPort(egress(`${s}:default`, s), 4222), s).toBe(false);
+    // production names the NATS pods instead of any address
+    for (const s of ['campaign', 'issue']) {
+      const nats = egress('preflight:production', s).find((r) => r.ports?.some((p) => p.port === 4222))!;
+      expect(nats.to?.length, s).toBeGreaterThan(0);
+    }
+  });
+
+  it('the gateway may call webhook and delivery, and delivery the webhook service', () => {
+    const gw = egress('preflight:production', 'gateway');
+    expect(toComponent(gw, 'webhook', 8083) && toComponent(gw, 'delivery', 8084)).toBe(true);
+    for (const r of ['delivery:default', 'delivery:production']) expect(toComponent(egress(r, 'delivery'), 'webhook', 8083), r).toBe(true);
+  });
+
+  it('delivery reaches the internet but not cluster or private ranges', async () => {
+    const on = await template('preflight', ['-f', join(root, 'deploy/values-production.yaml'), '--set', 'delivery.enabled=true']);
+    const umbrella = on.filter((o) => o.kind === 'NetworkPolicy').find((n) => n.metadata.name === 'pf-delivery')!.spec.egress as EgressRule[];
+    for (const [where, rules] of [
+      ['delivery:default', egress('delivery:default', 'delivery')],
+      ['delivery:production', egress('delivery:production', 'delivery')],
+      ['preflight:production + delivery.enabled', umbrella],
+    ] as Array<[string, EgressRule[]]>) {
+      const blocks = rules.flatMap((r) => (r.to ?? []).filter((p) => p.ipBlock).map((p) => ({ ...p.ipBlock!, ports: r.ports })));
+      const internet = blocks.filter((b) => b.cidr === '0.0.0.0/0');
+      expect(internet.length, where).toBe(1);
+      expect([...(internet[0]!.except ?? [])].sort(), where).toEqual([...NON_PUBLIC_V4].sort());
+      // no other rule opens a wide range (a /8 or wider) by address
+      for (const b of blocks.filter((b) => b.cidr !== '0.0.0.0/0')) expect(Number(b.cidr.split('/')[1]), `${where} ${b.cidr}`).toBeGreaterThan(8);
+    }
+    // In production no port is open to every address: Postgres and NATS are named, so a
+    // webhook URL on a private address and their port is not let through by those rules.
+    for (const [where, rules] of [['delivery:production', egress('delivery:production', 'delivery')], ['umbrella', umbrella]] as Array<[string, EgressRule[]]>) {
+      for (const r of rules) expect(r.to?.length, `${where} ${JSON.stringify(r)}`).toBeGreaterThan(0);
+    }
+    expect(on.filter((o) => o.kind === 'Deployment').map((d) => d.metadata.name)).toContain('pf-delivery');
+    const dep = on.find((o) => o.kind === 'Deployment' && o.metadata.name === 'pf-delivery')!;
+    expect(dep.spec.template.spec.containers[0].command).toEqual(['node', 'services/delivery/dist/main.js']);
   });
 
   it('a config change changes the pods checksum (rolls the pods)', async () => {
@@ -291,10 +393,14 @@ describe('values schemas', () => {
     ['gateway', ['--set', 'image.tga=1'], 'tga'],
     ['campaign', ['--set', 'networkPolicy.enabeld=false'], 'enabeld'],
     ['issue', ['--set', 'config.DATABASE_URL=postgres://x'], 'config'],
+    ['webhook', ['--set', 'config.WEBHOOK_SECRET_KEYS=k1:AAAA'], 'config'],
+    ['campaign', ['--set', 'config.NATS_URL=nats://user:pw@nats:4222'], 'config'],
     ['issue', ['--set', 'prometheusRule.slo.latency.objective=99'], 'objective'],
     ['preflight', ['--set', 'gatway.enabled=false'], 'gatway'],
     ['preflight', ['--set', 'global.imageTga=1'], 'imageTga'],
     ['preflight', ['--set', 'campaign.replicaCont=1'], 'replicaCont'],
+    ['preflight', ['--set', 'webhook.replicaCont=1'], 'replicaCont'],
+    ['delivery', ['--set', 'config.NATS_URL=nats://user:pw@nats:4222'], 'config'],
   ])('%s rejects %j', async (chart, args, word) => {
     await expect(template(chart, args)).rejects.toThrow(word);
   });
@@ -317,7 +423,16 @@ describe('observability', () => {
     const anchors = githubAnchors(operations());
     const alerts = rules(rendered.get('preflight:production')!).filter((r) => r.alert);
     expect(new Set(alerts.map((a) => a.alert))).toEqual(
-      new Set(['PreflightErrorBudgetBurn', 'PreflightLatencyBudgetBurn', 'PreflightServiceDown', 'PreflightRateLimitedSpike', 'PreflightRateLimiterDegraded', 'PreflightUpstreamCircuitOpen']),
+      new Set([
+        'PreflightErrorBudgetBurn',
+        'PreflightLatencyBudgetBurn',
+        'PreflightServiceDown',
+        'PreflightRateLimitedSpike',
+        'PreflightRateLimiterDegraded',
+        'PreflightUpstreamCircuitOpen',
+        'PreflightOutboxBacklogAge',
+        'PreflightConsumerLag',
+      ]),
     );
     for (const a of alerts) {
       expect(a.labels?.severity, a.alert).toMatch(/^(critical|warning|info)$/);
@@ -336,11 +451,34 @@ describe('observability', () => {
     expect(records).toContain('preflight:http_slow_ratio:rate6h');
   });
 
-  it('planned (event, outbox, webhook) alerts are off by default and render when switched on', async () => {
-    const planned = ['PreflightOutboxBacklogAge', 'PreflightConsumerLag', 'PreflightWebhookFailureRatio', 'PreflightWebhookEndpointsAutoDisabled', 'PreflightDeliveryBreakersOpen'];
+  it('the event alerts (outbox age, consumer lag) are on for campaign and issue, on their real metrics', () => {
+    const event = ['PreflightOutboxBacklogAge', 'PreflightConsumerLag'];
+    for (const s of SERVICES) {
+      const on = rules(ofKind(`${s}:production`, 'PrometheusRule')).filter((r) => r.alert && event.includes(r.alert));
+      if (s === 'campaign' || s === 'issue') {
+        expect(on.map((r) => r.alert).sort(), s).toEqual([...event].sort());
+        expect(on.flatMap((r) => metricNames(r.expr)).sort(), s).toEqual(['consumer_lag', 'outbox_oldest_unpublished_age_seconds']);
+        for (const r of on) expect(r.expr, s).toContain(`service="${s}"`);
+      } else {
+        expect(on, s).toEqual([]);
+      }
+    }
+    // what the alerts and panels read on campaign and issue is listed as exported by them
+    const list = JSON.parse(readFileSync(join(root, 'charts/metrics-used.json'), 'utf8'));
+    for (const s of ['campaign', 'issue']) expect([...list.exported[s]].sort(), s).toEqual(['consumer_lag', 'outbox_backlog', 'outbox_oldest_unpublished_age_seconds']);
+  });
+
+  it('charts/metrics-used.json lists as exported only services that run by default (a running-system test reads them)', () => {
+    const list = JSON.parse(readFileSync(join(root, 'charts/metrics-used.json'), 'utf8'));
+    const running = ofKind('preflight:default', 'Deployment').map((d) => d.metadata.name.replace(/^pf-/, ''));
+    for (const owner of Object.keys(list.exported)) if (owner !== 'all') expect(running, owner).toContain(owner);
+  });
+
+  it('planned (webhook delivery) alerts are off by default and render when switched on', async () => {
+    const planned = ['PreflightWebhookFailureRatio', 'PreflightWebhookEndpointsAutoDisabled', 'PreflightDeliveryBreakersOpen', 'PreflightWebhookDeliveriesLate'];
     for (const [name, objs] of rendered) for (const r of rules(objs)) expect(planned, name).not.toContain(r.alert);
-    const keys = ['outboxBacklogAge', 'consumerLag', 'webhookFailureRatio', 'webhookEndpointsAutoDisabled', 'deliveryBreakersOpen'];
-    const objs = await template('campaign', keys.flatMap((k) => ['--set', `prometheusRule.planned.${k}.enabled=true`]));
+    const keys = ['webhookFailureRatio', 'webhookEndpointsAutoDisabled', 'deliveryBreakersOpen', 'webhookDeliveriesLate'];
+    const objs = await template('delivery', keys.flatMap((k) => ['--set', `prometheusRule.planned.${k}.enabled=true`]));
     const on = rules(objs).filter((r) => r.alert && planned.includes(r.alert));
     expect(on.map((r) => r.alert).sort()).toEqual([...planned].sort());
     const anchors = githubAnchors(operations());
@@ -348,6 +486,7 @@ describe('observability', () => {
     for (const o of objs) if (o.kind === 'PrometheusRule') new PrometheusRule(o as never).validate();
     const list = JSON.parse(readFileSync(join(root, 'charts/metrics-used.json'), 'utf8'));
     for (const r of on) for (const m of metricNames(r.expr)) expect(list.planned.metrics, m).toContain(m);
+    expect([...list.planned.metrics].sort()).toEqual(['delivery_circuit_breakers_open', 'webhook_deliveries_due_late', 'webhook_deliveries_total', 'webhook_endpoints_auto_disabled_total']);
   });
 
   it('alerts and the dashboard use only metrics listed in charts/metrics-used.json', () => {
@@ -369,7 +508,7 @@ describe('observability', () => {
     const dash = JSON.parse(cm!.data!['preflight-overview.json']!);
     expect(dash.uid).toBe('preflight-overview');
     const titles = dash.panels.map((p: { title: string }) => p.title).join('\n');
-    for (const t of ['Request rate', 'Error ratio', 'p50 latency', 'p99 latency', 'Rate limited', 'circuit breaker', 'restarts']) expect(titles).toContain(t);
+    for (const t of ['Request rate', 'Error ratio', 'p50 latency', 'p99 latency', 'Rate limited', 'circuit breaker', 'Outbox backlog', 'outbox event age', 'Consumer lag', 'restarts']) expect(titles).toContain(t);
   });
 
   it('ServiceMonitors scrape /metrics and keep the service label', () => {

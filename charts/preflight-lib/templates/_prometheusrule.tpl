@@ -170,38 +170,44 @@ spec:
         {{- end }}
         {{- end }}
         {{- /*
-        ==== PLANNED: events, outbox and webhooks ====
-        Alerts on metrics that services not built yet (webhook, delivery) or the event bus will
-        export. Off by default: an alert on a metric nobody exports never fires and hides the
-        gap. Turn one on in the chart of the service that exports its metric, and set `metric`
-        to the name it really exports (then add it to charts/metrics-used.json).
+        Events (libs/bus): every service with a transactional outbox exports
+        outbox_oldest_unpublished_age_seconds and outbox_backlog (the relay's view of its own
+        table, so every pod reports the same value: max, not sum); every durable consumer
+        exports consumer_lag{consumer} (num_pending in JetStream).
         */}}
-        {{- with $pr.planned.outboxBacklogAge }}
+        {{- with $pr.rules.outboxBacklogAge }}
         {{- if .enabled }}
         - alert: PreflightOutboxBacklogAge
-          expr: max by (namespace, service) ({{ .metric }}{ {{- $sel }}}) > {{ .thresholdSeconds }}
+          expr: max by (namespace, service) (outbox_oldest_unpublished_age_seconds{ {{- $sel }}}) > {{ .thresholdSeconds }}
           for: {{ .for }}
           labels:
             severity: {{ .severity }}
           annotations:
             summary: '{{ $component }}''s oldest unpublished outbox event is {{ "{{" }} $value | humanizeDuration {{ "}}" }} old'
-            description: Events committed by {{ $component }} are not reaching the bus; subscribers and webhooks fall behind.
+            description: Events committed by {{ $component }} are not reaching NATS; subscribers (and webhooks) fall behind.
             runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightOutboxBacklogAge") }}
         {{- end }}
         {{- end }}
-        {{- with $pr.planned.consumerLag }}
+        {{- with $pr.rules.consumerLag }}
         {{- if .enabled }}
         - alert: PreflightConsumerLag
-          expr: max by (namespace, service, consumer) ({{ .metric }}{ {{- $sel }}}) > {{ .threshold }}
+          expr: max by (namespace, service, consumer) (consumer_lag{ {{- $sel }}}) > {{ .threshold }}
           for: {{ .for }}
           labels:
             severity: {{ .severity }}
           annotations:
-            summary: '{{ $component }}''s consumer {{ "{{" }} $labels.consumer {{ "}}" }} is {{ "{{" }} $value {{ "}}" }} messages behind'
+            summary: '{{ $component }}''s consumer {{ "{{" }} $labels.consumer {{ "}}" }} is {{ "{{" }} $value {{ "}}" }} events behind'
             description: A durable consumer of {{ $component }} is not keeping up with its stream.
             runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightConsumerLag") }}
         {{- end }}
         {{- end }}
+        {{- /*
+        ==== PLANNED: webhook deliveries ====
+        Alerts on metrics the delivery service (not deployed yet) will export. Off by default:
+        an alert on a metric nobody exports never fires and hides the gap. Turn one on in the
+        delivery chart once the service exports its metric, set `metric` to the name it really
+        exports, and move that name to `exported` in charts/metrics-used.json.
+        */}}
         {{- with $pr.planned.webhookFailureRatio }}
         {{- if .enabled }}
         - alert: PreflightWebhookFailureRatio
@@ -243,6 +249,19 @@ spec:
             summary: '{{ "{{" }} $value {{ "}}" }} delivery circuit breakers are open'
             description: Many destinations fail at once, which points at our egress rather than at the receivers.
             runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightDeliveryBreakersOpen") }}
+        {{- end }}
+        {{- end }}
+        {{- with $pr.planned.webhookDeliveriesLate }}
+        {{- if .enabled }}
+        - alert: PreflightWebhookDeliveriesLate
+          expr: max by (namespace, service) ({{ .metric }}{ {{- $sel }}}) > {{ .threshold }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: '{{ "{{" }} $value {{ "}}" }} webhook deliveries are past their due time'
+            description: Deliveries (first attempts and retries) wait longer than scheduled; receivers get events late.
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightWebhookDeliveriesLate") }}
         {{- end }}
         {{- end }}
 {{- end -}}
