@@ -169,6 +169,7 @@ async function main(): Promise<void> {
     CAMPAIGN_URL: `http://127.0.0.1:${ports.campaign}`,
     ISSUE_URL: `http://127.0.0.1:${ports.issue}`,
     WEBHOOK_URL: `http://127.0.0.1:${ports.webhook}`,
+    DELIVERY_URL: `http://127.0.0.1:${ports.delivery}`,
     WEBHOOK_SECRET_KEYS: webhookSecretKeys,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? 'false',
     ...Object.fromEntries(SERVICES.map((s) => [s.portVar, String(ports[s.name])])),

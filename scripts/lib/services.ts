@@ -9,6 +9,7 @@ export const SERVICES = [
   { name: 'campaign', portVar: 'CAMPAIGN_PORT', defaultPort: 8081, schema: 'campaign' },
   { name: 'issue', portVar: 'ISSUE_PORT', defaultPort: 8082, schema: 'issue' },
   { name: 'webhook', portVar: 'WEBHOOK_PORT', defaultPort: 8083, schema: 'webhook' },
+  { name: 'delivery', portVar: 'DELIVERY_PORT', defaultPort: 8084, schema: 'delivery' },
   { name: 'gateway', portVar: 'GATEWAY_PORT', defaultPort: 8080, schema: 'identity' },
 ] as const;
 

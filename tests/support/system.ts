@@ -35,10 +35,13 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     EVENTS_SUBJECT_PREFIX: isolatedName('preflight'),
     ADMIN_TOKEN: adminToken,
     MIGRATE_ON_START: 'true',
+    // Test receivers listen on loopback; the public-address rule has its own tests.
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
     CAMPAIGN_URL: `http://127.0.0.1:${ports.campaign}`,
     ISSUE_URL: `http://127.0.0.1:${ports.issue}`,
     WEBHOOK_URL: `http://127.0.0.1:${ports.webhook}`,
+    DELIVERY_URL: `http://127.0.0.1:${ports.delivery}`,
     WEBHOOK_SECRET_KEYS: `test:${randomBytes(32).toString('base64')}`,
     ...Object.fromEntries(SERVICES.map((s) => [s.portVar, String(ports[s.name])])),
     ...overrides,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assessHost, classifyAddress, isIpLiteral, isLocalhostName, normaliseHost } from '../src/domain/target-address.ts';
+import { assessHost, classifyAddress, isIpLiteral, isLocalhostName, normaliseHost } from '../src/index.ts';
 
 describe('classifyAddress', () => {
   it.each([

@@ -1,0 +1,93 @@
+import { Agent, request } from 'undici';
+import { z } from 'zod';
+import { outgoingTraceparent } from '@preflight/http';
+
+/** One enabled endpoint as the webhook service's internal API answers it (services/webhook/README.md). */
+const EndpointSchema = z.object({
+  id: z.uuid(),
+  url: z.string(),
+  secret: z.string().min(1),
+  events: z.array(z.string()),
+});
+export type Endpoint = z.infer<typeof EndpointSchema>;
+
+const OutcomeSchema = z.object({ isEnabled: z.boolean(), consecutiveFailures: z.number().int() });
+export type EndpointState = z.infer<typeof OutcomeSchema>;
+
+/** The webhook service gave no usable answer (down, timing out, or garbled): retry later. */
+export class WebhookServiceUnavailable extends Error {
+  override readonly name = 'WebhookServiceUnavailable';
+}
+
+export interface WebhookClient {
+  /** The organisation's enabled endpoints that receive `eventType`, secrets included. */
+  endpointsFor(orgId: string, eventType: string): Promise<Endpoint[]>;
+  /** Reports a delivery's final outcome; undefined when the endpoint no longer exists. */
+  reportOutcome(endpointId: string, delivered: boolean): Promise<EndpointState | undefined>;
+  close(): Promise<void>;
+}
+
+const TIMEOUT_MS = 5_000;
+
+export function createWebhookClient(baseUrl: string): WebhookClient {
+  const dispatcher = new Agent({ connect: { timeout: TIMEOUT_MS }, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
+  const base = baseUrl.replace(/\/+$/, '');
+
+  async function call(method: 'GET' | 'POST', path: string, body?: unknown) {
+    const traceparent = outgoingTraceparent();
+    try {
+      return await request(`${base}${path}`, {
+        method,
+        dispatcher,
+        headers: {
+          accept: 'application/json',
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(traceparent ? { traceparent } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+    } catch (err) {
+      throw new WebhookServiceUnavailable(`no answer from the webhook service: ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  async function json<S extends z.ZodType>(res: Awaited<ReturnType<typeof call>>, schema: S): Promise<z.infer<S>> {
+    let parsed;
+    try {
+      parsed = schema.safeParse(await res.body.json());
+    } catch (err) {
+      throw new WebhookServiceUnavailable(`unreadable answer from the webhook service: ${(err as Error).message}`, { cause: err });
+    }
+    if (!parsed.success) throw new WebhookServiceUnavailable('the webhook service answered an unexpected shape');
+    return parsed.data;
+  }
+
+  return {
+    async endpointsFor(orgId, eventType) {
+      const res = await call('GET', `/internal/v1/orgs/${encodeURIComponent(orgId)}/endpoints?eventType=${encodeURIComponent(eventType)}`);
+      // A malformed org id names no organisation, hence no endpoints.
+      if (res.statusCode === 404) {
+        await res.body.dump();
+        return [];
+      }
+      if (res.statusCode !== 200) {
+        await res.body.dump();
+        throw new WebhookServiceUnavailable(`the webhook service answered ${res.statusCode} to the endpoint list`);
+      }
+      return json(res, z.array(EndpointSchema));
+    },
+    async reportOutcome(endpointId, delivered) {
+      const res = await call('POST', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}/delivery-outcome`, { delivered });
+      if (res.statusCode === 404) {
+        await res.body.dump();
+        return undefined;
+      }
+      if (res.statusCode !== 200) {
+        await res.body.dump();
+        throw new WebhookServiceUnavailable(`the webhook service answered ${res.statusCode} to a delivery outcome`);
+      }
+      return json(res, OutcomeSchema);
+    },
+    close: () => dispatcher.close(),
+  };
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { eventsConfigShape } from '@preflight/bus';
+import { env, loadConfig } from '@preflight/config';
+
+/** Waits between attempts, comma-separated milliseconds: "1000,5000" = 3 attempts in all. */
+const retrySchedule = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, ctx) => {
+      const parts = value.split(',').map((p) => p.trim()).filter((p) => p !== '');
+      const waits = parts.map(Number);
+      if (waits.some((w) => !Number.isInteger(w) || w < 0 || w > 86_400_000)) {
+        ctx.addIssue({ code: 'custom', message: 'must be comma-separated whole milliseconds (0 to 86400000), e.g. 1000,5000' });
+        return z.NEVER;
+      }
+      return waits;
+    });
+
+/** Environment of the delivery service, read once at start (docs/development.md, "Ports, URLs"). */
+export const deliveryConfigShape = {
+  // HTTP (health, metrics, the admin delivery log)
+  DELIVERY_PORT: env.port(8084),
+
+  // Database: the service owns one schema (deliveries, attempts, inbox) and nothing else.
+  DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/preflight'),
+  DB_SCHEMA: env.identifier('delivery'),
+  DB_POOL_MAX: env.int(10, { min: 2, max: 100 }),
+  // Off where a Helm hook Job runs `main.ts migrate` before the rollout.
+  MIGRATE_ON_START: env.bool(true),
+
+  // Domain events: every event under the prefix is fanned out by the durable consumer
+  // `delivery-fanout` (same stream settings as every other service).
+  ...eventsConfigShape,
+
+  // The webhook service's internal API: endpoints (with secrets) and delivery outcomes.
+  WEBHOOK_URL: env.url(['http', 'https'], 'http://127.0.0.1:8083'),
+
+  // Delivery semantics (public-api-v1.md 6.5): the whole attempt is bounded by the timeout;
+  // the schedule lists the waits between attempts (attempts = waits + 1).
+  DELIVERY_ATTEMPT_TIMEOUT_MS: env.int(10_000, { min: 100, max: 120_000 }),
+  DELIVERY_RETRY_SCHEDULE_MS: retrySchedule('1000,5000'),
+  // Attempts in flight at once: per endpoint (per replica) and in all (per replica).
+  DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT: env.int(4, { min: 1, max: 1000 }),
+  DELIVERY_WORKERS: env.int(64, { min: 1, max: 10_000 }),
+  // Safety poll of the scheduler besides NOTIFY and its own timers.
+  DELIVERY_POLL_INTERVAL_MS: env.int(1_000, { min: 10, max: 60_000 }),
+
+  // Per-endpoint circuit breaker (opossum): opens when more than ERROR_PERCENT of at least
+  // VOLUME_THRESHOLD attempts in the rolling window failed with a timeout, a connection error
+  // or a 5xx; half-opens after RESET_MS and lets one attempt through.
+  DELIVERY_BREAKER_RESET_MS: env.int(30_000, { min: 10, max: 3_600_000 }),
+  DELIVERY_BREAKER_VOLUME_THRESHOLD: env.int(5, { min: 1, max: 10_000 }),
+  DELIVERY_BREAKER_ERROR_PERCENT: env.int(50, { min: 1, max: 100 }),
+  DELIVERY_BREAKER_WINDOW_MS: env.int(60_000, { min: 1_000, max: 3_600_000 }),
+
+  // Lifts the public-address rule on targets: local development and tests only.
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool(false),
+
+  LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+};
+
+export type DeliveryConfig = ReturnType<typeof loadDeliveryConfig>;
+
+export function loadDeliveryConfig(source: Record<string, string | undefined> = process.env, exitOnError = true) {
+  return loadConfig(deliveryConfigShape, { source, exitOnError });
+}

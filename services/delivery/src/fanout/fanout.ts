@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import type { EventHandler } from '@preflight/bus';
+import { sql } from '@preflight/db';
+import { decodeEvent, envelopesFor, kindOfSubject, kindOfType } from '@preflight/events';
+import type { Logger } from '@preflight/log';
+import type { WebhookClient } from '../clients/webhook-client.ts';
+import type { DeliveryDatabase } from '../storage/schema.ts';
+
+/** The durable consumer of every domain event; also labels its inbox rows and metrics. */
+export const FANOUT_CONSUMER = 'delivery-fanout';
+
+/** The NOTIFY channel the scheduler listens on for new deliveries. */
+export const deliveryChannel = (schema: string): string => `${schema}_delivery`;
+
+/**
+ * For each domain event: its public envelopes (`envelopesFor`, envelope id = event id, so a
+ * redelivery or a retry builds the very same body), the organisation's enabled endpoints that
+ * receive each one (the webhook service's internal API), and one pending `deliveries` row per
+ * (event, endpoint) holding the body bytes to send. Runs in the consumer's transaction, after
+ * its inbox row: a redelivered event fans out nothing twice, and a failure (the webhook
+ * service unreachable, say) rolls everything back for a later redelivery. Secrets are not
+ * stored: each attempt fetches the endpoint again.
+ */
+export function fanoutHandler(opts: { subjectPrefix: string; schema: string; webhooks: WebhookClient; logger: Logger }): EventHandler<DeliveryDatabase> {
+  const log = opts.logger.child({ component: 'fanout' });
+  return async (consumed, trx) => {
+    const kind = (consumed.type && kindOfType(consumed.type)) || kindOfSubject(consumed.subject, opts.subjectPrefix);
+    if (!kind) {
+      // A kind this build does not know (a newer producer): nothing it could map publicly.
+      log.warn({ eventId: consumed.id, subject: consumed.subject, type: consumed.type }, 'unknown domain event; not delivered');
+      return;
+    }
+    const event = decodeEvent(kind, consumed.payload);
+    const envelopes = envelopesFor(consumed.id, event);
+    if (envelopes.length === 0) return;
+    const orgId = consumed.orgId ?? event.message.orgId;
+    if (!orgId) {
+      log.error({ eventId: consumed.id, kind }, 'domain event without an organisation; not delivered');
+      return;
+    }
+    let inserted = 0;
+    for (const envelope of envelopes) {
+      const endpoints = await opts.webhooks.endpointsFor(orgId, envelope.eventType);
+      if (endpoints.length === 0) continue;
+      const body = JSON.stringify(envelope);
+      const rows = await trx
+        .insertInto('deliveries')
+        .values(
+          endpoints.map((e) => ({
+            id: randomUUID(),
+            event_id: consumed.id,
+            event_type: envelope.eventType,
+            endpoint_id: e.id,
+            org_id: orgId,
+            url: e.url,
+            envelope: body,
+          })),
+        )
+        .onConflict((c) => c.columns(['event_id', 'endpoint_id', 'event_type']).doNothing())
+        .returning('id')
+        .execute();
+      inserted += rows.length;
+    }
+    if (inserted > 0) {
+      // Delivered at commit, never for a rolled-back transaction.
+      await sql`select pg_notify(${deliveryChannel(opts.schema)}, '')`.execute(trx);
+      log.debug({ eventId: consumed.id, deliveries: inserted }, 'event fanned out');
+    }
+  };
+}

@@ -1,0 +1,46 @@
+import type { ColumnType } from '@preflight/db';
+
+/** Table types of the delivery schema (migrations/). `inbox` belongs to @preflight/bus. */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
+export type AttemptOutcome = 'delivered' | 'failed' | 'refused' | 'cancelled';
+
+export interface DeliveriesTable {
+  id: string;
+  event_id: string;
+  event_type: string;
+  endpoint_id: string;
+  org_id: string;
+  url: string;
+  envelope: string;
+  status: ColumnType<DeliveryStatus, DeliveryStatus | undefined, DeliveryStatus>;
+  attempt_count: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  leased_until: NullableTimestamp;
+  lease_token: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  finished_at: NullableTimestamp;
+  outcome_reported_at: NullableTimestamp;
+}
+
+export interface DeliveryAttemptsTable {
+  attempt_id: string;
+  delivery_id: string;
+  event_id: string;
+  event_type: string;
+  endpoint_id: string;
+  attempt: number;
+  attempted_at: Date;
+  status_code: number | null;
+  duration_ms: number;
+  response_body: string | null;
+  error: string | null;
+  outcome: AttemptOutcome;
+}
+
+export interface DeliveryDatabase {
+  deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
+}

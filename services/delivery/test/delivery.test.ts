@@ -1,0 +1,279 @@
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEvent, toTimestamp } from '@preflight/events';
+import { eventually } from '@preflight/testing';
+import { at, campaignEvent, issueCreated, issueStatusChanged } from './events.ts';
+import {
+  asAdmin,
+  asKey,
+  cleanup,
+  eventPublisher,
+  isolation,
+  startDelivery,
+  startReceiver,
+  startWebhookStub,
+  type DeliveryHarness,
+  type Publisher,
+  type Receiver,
+  type WebhookStub,
+} from './harness.ts';
+
+const iso = isolation();
+let stub: WebhookStub;
+let h: DeliveryHarness;
+let pub: Publisher;
+const receivers: Receiver[] = [];
+
+const receiver = async (...args: Parameters<typeof startReceiver>) => {
+  const r = await startReceiver(...args);
+  receivers.push(r);
+  return r;
+};
+
+beforeAll(async () => {
+  stub = await startWebhookStub();
+  // Names ending in .test resolve to loopback here: the connection must go to that checked address.
+  h = await startDelivery(iso, stub.url, {}, async (host) => (host.endsWith('.test') ? [{ address: '127.0.0.1', family: 4 }] : lookup(host, { all: true })));
+  pub = await eventPublisher(iso.prefix);
+});
+
+afterAll(async () => {
+  await pub?.close();
+  await h?.stop();
+  await stub?.close();
+  for (const r of receivers) await r.close();
+  await cleanup(iso);
+});
+
+/** The independent check of X-Service-Signature (spec 6.4), with node:crypto only. */
+function validServiceSignature(secret: string, body: Buffer, header: string | string[] | undefined): boolean {
+  const expected = Buffer.from(`sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`);
+  const got = Buffer.from(String(header));
+  return got.length === expected.length && timingSafeEqual(got, expected);
+}
+
+const log = async (endpointId: string, query = '') => (await h.call('GET', `/admin/v1/webhooks/${endpointId}/deliveries${query}`, { as: asAdmin })).body as any[];
+
+describe('delivery format', () => {
+  it('delivers every emitted event type with its envelope, headers and both signatures', async () => {
+    const org = randomUUID();
+    const r = await receiver();
+    const endpoint = stub.add(org, r.url);
+    const campaignId = randomUUID();
+    const issueId = randomUUID();
+    const cases = [
+      { event: issueCreated(org, campaignId, issueId), eventType: 'IssueCreated', data: { issueId, campaignId, title: 'Checkout fails', severity: 'High', type: 'Bug', status: 'New', pageUrl: 'https://shop.example.com/checkout' } },
+      ...([
+        ['New', 'Acknowledged', 'IssueUpdated'],
+        ['Acknowledged', 'InProgress', 'IssueUpdated'],
+        ['InProgress', 'Fixed', 'IssueUpdated'],
+        ['Fixed', 'RetestRequested', 'RetestRequested'],
+        ['RetestRequested', 'RetestFixed', 'RetestCompleted'],
+        ['RetestRequested', 'RetestFailed', 'RetestCompleted'],
+        ['RetestFixed', 'Closed', 'IssueClosed'],
+        ['New', 'WontFix', 'IssueClosed'],
+        ['New', 'Duplicate', 'IssueClosed'],
+        ['Closed', 'New', 'IssueUpdated'],
+      ] as const).map(([from, to, eventType]) => ({
+        event: issueStatusChanged(org, from, to, campaignId, issueId),
+        eventType,
+        data: { issueId, campaignId, title: 'Checkout fails', oldStatus: from, newStatus: to, reason: `to ${to}` },
+      })),
+      { event: campaignEvent('CampaignLaunched', org, 'Draft', 'Active', campaignId), eventType: 'CampaignLaunched', data: { campaignId, name: 'Spring launch', status: 'Active' } },
+      { event: campaignEvent('CampaignClosed', org, 'Active', 'Closed', campaignId), eventType: 'CampaignClosed', data: { campaignId, name: 'Spring launch', status: 'Closed' } },
+    ];
+    // Domain events without a public event: nothing is delivered for them.
+    const silentOnes = [
+      campaignEvent('CampaignStatusChanged', org, 'Active', 'Paused', campaignId),
+      createEvent('CampaignCreated', { campaignId, orgId: org, siteId: randomUUID(), status: 'Draft', createdAt: toTimestamp(at) }),
+      createEvent('IssueAssigned', { issueId, orgId: org, campaignId, assigneeName: 'Bo', occurredAt: toTimestamp(at), revision: 3 }),
+    ];
+    const before = await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'success' });
+    const ids = new Map<string, (typeof cases)[number]>();
+    for (const c of cases) ids.set(await pub.publish(c.event, { orgId: org }), c);
+    for (const e of silentOnes) await pub.publish(e, { orgId: org });
+
+    await eventually(() => expect(r.requests).toHaveLength(cases.length), { timeoutMs: 15_000 });
+    await eventually(async () => expect(await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'success' })).toBeGreaterThanOrEqual(before + cases.length + silentOnes.length));
+
+    for (const req of r.requests) {
+      const envelope = JSON.parse(req.body.toString('utf8'));
+      const expected = ids.get(envelope.id);
+      expect(expected, `an envelope id that is an event id: ${envelope.id}`).toBeDefined();
+      expect(envelope).toEqual({ id: envelope.id, eventType: expected!.eventType, occurredAt: at.toISOString(), data: expected!.data });
+      expect(req.path).toBe('/hooks?token=abc');
+      expect(req.headers['content-type']).toBe('application/json');
+      expect(req.headers['user-agent']).toBe('Preflight-Webhooks/1.0');
+      expect(req.headers['x-service-event']).toBe(expected!.eventType);
+      expect(req.headers['x-service-delivery']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(validServiceSignature(endpoint.secret, req.body, req.headers['x-service-signature'])).toBe(true);
+      expect(validServiceSignature(endpoint.secret + 'x', req.body, req.headers['x-service-signature'])).toBe(false);
+      // Standard Webhooks, verified by the reference library.
+      expect(req.headers['webhook-id']).toBe(envelope.id);
+      expect(Math.abs(Number(req.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+      const verified = new Webhook(`whsec_${endpoint.secret}`).verify(req.body.toString('utf8'), req.headers as Record<string, string>);
+      expect(verified).toEqual(envelope);
+      expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(req.body.toString('utf8'), req.headers as Record<string, string>)).toThrow();
+    }
+    expect(new Set(r.requests.map((q) => q.headers['x-service-delivery'])).size).toBe(cases.length);
+    // Still only the public ones, once each, after every event was fanned out.
+    expect(r.requests).toHaveLength(cases.length);
+    expect(await log(endpoint.id, '?limit=200')).toHaveLength(cases.length);
+  });
+
+  it('delivers only the subscribed events to a filtered endpoint', async () => {
+    const org = randomUUID();
+    const createdOnly = await receiver();
+    const everything = await receiver();
+    stub.add(org, createdOnly.url, ['IssueCreated']);
+    stub.add(org, everything.url);
+    await pub.publish(issueStatusChanged(org, 'New', 'Acknowledged'), { orgId: org });
+    await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(() => expect(everything.requests).toHaveLength(2));
+    await eventually(() => expect(createdOnly.requests).toHaveLength(1));
+    expect(createdOnly.requests[0]!.headers['x-service-event']).toBe('IssueCreated');
+    expect(createdOnly.requests).toHaveLength(1);
+  });
+
+  it('connects to the address it checked and keeps the URL host name', async () => {
+    const org = randomUUID();
+    const r = await receiver();
+    stub.add(org, `http://receiver.test:${r.port}/in`);
+    await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(() => expect(r.requests).toHaveLength(1));
+    expect(r.requests[0]!.headers.host).toBe(`receiver.test:${r.port}`);
+  });
+});
+
+describe('retries', () => {
+  it('retries on the schedule with a new X-Service-Delivery and the same envelope id, then reports once', async () => {
+    const org = randomUUID();
+    let calls = 0;
+    const r = await receiver((_req, res) => {
+      calls += 1;
+      res.statusCode = calls < 3 ? 500 : 204;
+      res.end(calls < 3 ? 'not yet' : undefined);
+    });
+    const endpoint = stub.add(org, r.url);
+    const eventId = await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(() => expect(r.requests).toHaveLength(3), { timeoutMs: 10_000 });
+    const [a, b, c] = r.requests;
+    // Waits of 100 ms then 300 ms, with room for the scheduler and a busy machine.
+    expect(b!.at - a!.at).toBeGreaterThanOrEqual(90);
+    expect(b!.at - a!.at).toBeLessThan(100 + 700);
+    expect(c!.at - b!.at).toBeGreaterThanOrEqual(290);
+    expect(c!.at - b!.at).toBeLessThan(300 + 700);
+    expect(new Set(r.requests.map((q) => q.headers['x-service-delivery'])).size).toBe(3);
+    expect(new Set(r.requests.map((q) => JSON.parse(q.body.toString()).id))).toEqual(new Set([eventId]));
+    expect(new Set(r.requests.map((q) => q.headers['webhook-id']))).toEqual(new Set([eventId]));
+    expect(r.requests[0]!.body.equals(r.requests[2]!.body)).toBe(true);
+
+    await eventually(() => expect(stub.outcomes.filter((o) => o.endpointId === endpoint.id)).toEqual([{ endpointId: endpoint.id, delivered: true }]));
+    const entries = await log(endpoint.id);
+    expect(entries.map((e) => [e.attempt, e.outcome, e.statusCode, e.responseBody])).toEqual([
+      [3, 'delivered', 204, ''],
+      [2, 'failed', 500, 'not yet'],
+      [1, 'failed', 500, 'not yet'],
+    ]);
+    expect(entries.map((e) => e.deliveryId)).toEqual(Array(3).fill(entries[0].deliveryId));
+    expect(entries[0]).toMatchObject({ eventId, eventType: 'IssueCreated', error: null });
+    expect(Object.keys(entries[0]).sort()).toEqual(['attempt', 'attemptedAt', 'deliveryId', 'durationMs', 'error', 'eventId', 'eventType', 'outcome', 'responseBody', 'statusCode']);
+    expect(entries.map((e) => r.requests.some((q) => q.headers['x-service-delivery'] !== undefined) && typeof e.durationMs)).toEqual(['number', 'number', 'number']);
+  });
+
+  it('never follows a redirect: a 302 is a failed attempt and the target is not called', async () => {
+    const org = randomUUID();
+    const target = await receiver();
+    const r = await receiver((_req, res) => {
+      res.writeHead(302, { location: target.url });
+      res.end();
+    });
+    const endpoint = stub.add(org, r.url);
+    await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(() => expect(stub.outcomes.filter((o) => o.endpointId === endpoint.id)).toEqual([{ endpointId: endpoint.id, delivered: false }]), { timeoutMs: 10_000 });
+    expect(r.requests).toHaveLength(3);
+    expect(target.requests).toHaveLength(0);
+    const entries = await log(endpoint.id);
+    expect(entries.map((e) => [e.outcome, e.statusCode])).toEqual(Array(3).fill(['failed', 302]));
+    expect(entries[0].error).toMatch(/redirect/);
+  });
+
+  it('keeps the first 2 KB of a response body, cut on a character boundary', async () => {
+    const org = randomUUID();
+    const r = await receiver((_req, res) => res.end('a' + 'é'.repeat(3000)));
+    const endpoint = stub.add(org, r.url);
+    await pub.publish(issueCreated(org), { orgId: org });
+    const [entry] = await eventually(async () => {
+      const entries = await log(endpoint.id);
+      expect(entries).toHaveLength(1);
+      return entries;
+    });
+    expect(entry.outcome).toBe('delivered');
+    expect(entry.responseBody).toBe('a' + 'é'.repeat(1023));
+    expect(Buffer.byteLength(entry.responseBody)).toBeLessThanOrEqual(2048);
+  });
+
+  it('cancels a delivery whose endpoint is gone before its next attempt, without reporting an outcome', async () => {
+    const org = randomUUID();
+    let endpointId = '';
+    const r = await receiver((_req, res) => {
+      stub.endpoints.delete(endpointId);
+      res.statusCode = 503;
+      res.end();
+    });
+    endpointId = stub.add(org, r.url).id;
+    await pub.publish(issueCreated(org), { orgId: org });
+    const entries = await eventually(async () => {
+      const e = await log(endpointId);
+      expect(e).toHaveLength(2);
+      return e;
+    });
+    expect(entries.map((e) => [e.attempt, e.outcome])).toEqual([
+      [2, 'cancelled'],
+      [1, 'failed'],
+    ]);
+    expect(r.requests).toHaveLength(1);
+    expect(await h.metric('webhook_deliveries_total', { event_type: 'IssueCreated', outcome: 'cancelled' })).toBeGreaterThanOrEqual(1);
+    expect(stub.outcomes.filter((o) => o.endpointId === endpointId)).toEqual([]);
+  });
+});
+
+describe('GET /admin/v1/webhooks/:id/deliveries', () => {
+  it('answers the operator only, validates limit and is empty for an id without deliveries', async () => {
+    const id = randomUUID();
+    expect((await h.call('GET', `/admin/v1/webhooks/${id}/deliveries`, { as: asKey(randomUUID()) })).status).toBe(403);
+    expect((await h.call('GET', `/admin/v1/webhooks/${id}/deliveries`)).status).toBe(401);
+    for (const bad of ['0', '201', 'abc', '-1', '1.5']) {
+      const res = await h.call('GET', `/admin/v1/webhooks/${id}/deliveries?limit=${bad}`, { as: asAdmin });
+      expect(res.status, bad).toBe(400);
+      expect(Object.keys(res.body.errors)).toEqual(['limit']);
+    }
+    expect((await h.call('GET', `/admin/v1/webhooks/not-a-uuid/deliveries`, { as: asAdmin })).status).toBe(404);
+    const empty = await h.call('GET', `/admin/v1/webhooks/${id}/deliveries`, { as: asAdmin });
+    expect([empty.status, empty.body]).toEqual([200, []]);
+  });
+
+  it('pages with limit, newest first', async () => {
+    const org = randomUUID();
+    const r = await receiver();
+    const endpoint = stub.add(org, r.url);
+    for (let i = 0; i < 3; i += 1) await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(async () => expect(await log(endpoint.id)).toHaveLength(3));
+    const two = await log(endpoint.id, '?limit=2');
+    expect(two).toHaveLength(2);
+    const all = await log(endpoint.id);
+    expect(all.map((e) => e.attemptedAt)).toEqual([...all.map((e) => e.attemptedAt)].sort().reverse());
+  });
+
+  it('exposes the delivery metrics', async () => {
+    await eventually(async () => expect(await h.metric('webhook_deliveries_total', { event_type: 'IssueCreated', outcome: 'delivered' })).toBeGreaterThan(0));
+    expect(await h.metric('webhook_delivery_attempts_total', { event_type: 'IssueCreated', outcome: 'failed' })).toBeGreaterThan(0);
+    expect(await h.metric('webhook_delivery_attempt_duration_seconds_count')).toBeGreaterThan(0);
+    const text = await (await fetch(`${h.base}/metrics`)).text();
+    for (const name of ['webhook_deliveries_pending', 'webhook_deliveries_due_late', 'delivery_circuit_breakers_open', 'webhook_endpoints_auto_disabled_total']) {
+      expect(text).toMatch(new RegExp(`^${name}(\\{[^}]*\\})? \\d+`, 'm'));
+    }
+  });
+});

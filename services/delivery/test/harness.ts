@@ -1,0 +1,262 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { jetstream } from '@nats-io/jetstream';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
+import { EVENT_TYPE_HEADER, ORG_ID_HEADER, connectNats } from '@preflight/bus';
+import { encodeEvent, type DomainEvent } from '@preflight/events';
+import { callerHeaders, type Caller } from '@preflight/http';
+import { createLogger } from '@preflight/log';
+import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, isolatedName } from '@preflight/testing';
+import type { Resolver } from '../src/attempt/target.ts';
+import { startDeliveryService, type RunningDeliveryService } from '../src/app.ts';
+import { loadDeliveryConfig } from '../src/config.ts';
+
+const silent = createLogger('delivery-test', { level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+// ---- Receivers: real HTTP servers on loopback ---------------------------------------------
+
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The raw body bytes, exactly as they arrived. */
+  body: Buffer;
+  /** Date.now() when the request's body was complete. */
+  at: number;
+}
+
+export type ReceiverHandler = (req: IncomingMessage, res: ServerResponse, received: Received) => void;
+
+export interface Receiver {
+  url: string;
+  port: number;
+  requests: Received[];
+  /** Requests whose headers arrived (also those whose handler never answered). */
+  started: number;
+  handle: ReceiverHandler;
+  close(): Promise<void>;
+}
+
+/** A receiver answering 200 unless told otherwise; it records every request with its raw body. */
+export async function startReceiver(handle: ReceiverHandler = (_req, res) => res.end('ok')): Promise<Receiver> {
+  const receiver: Receiver = {
+    url: '',
+    port: 0,
+    requests: [],
+    started: 0,
+    handle,
+    close: async () => undefined,
+  };
+  const server = createServer((req, res) => {
+    receiver.started += 1;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const received: Received = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
+      receiver.requests.push(received);
+      receiver.handle(req, res, received);
+    });
+  });
+  receiver.port = await listen(server);
+  receiver.url = `http://127.0.0.1:${receiver.port}/hooks?token=abc`;
+  receiver.close = () => close(server);
+  return receiver;
+}
+
+// ---- A stand-in for the webhook service's internal API ------------------------------------
+
+export interface StubEndpoint {
+  id: string;
+  orgId: string;
+  url: string;
+  secret: string;
+  events: string[];
+  isEnabled: boolean;
+  consecutiveFailures: number;
+}
+
+/**
+ * A real HTTP server answering the two internal paths of the webhook service
+ * (services/webhook/README.md, "Internal API") from memory, with the same rules: enabled
+ * endpoints whose filter is empty or holds the event type, oldest first; outcomes count
+ * consecutive failures and the one reaching 5 disables the endpoint; unknown id → 404.
+ */
+export interface WebhookStub {
+  url: string;
+  endpoints: Map<string, StubEndpoint>;
+  outcomes: Array<{ endpointId: string; delivered: boolean }>;
+  add(orgId: string, url: string, events?: string[]): StubEndpoint;
+  /** While true, every call answers 503. */
+  down: boolean;
+  close(): Promise<void>;
+}
+
+export const newSecret = (): string => randomBytes(32).toString('base64');
+
+export async function startWebhookStub(): Promise<WebhookStub> {
+  const stub: WebhookStub = {
+    url: '',
+    endpoints: new Map(),
+    outcomes: [],
+    down: false,
+    add(orgId, url, events = []) {
+      const e: StubEndpoint = { id: randomUUID(), orgId, url, secret: newSecret(), events, isEnabled: true, consecutiveFailures: 0 };
+      stub.endpoints.set(e.id, e);
+      return e;
+    },
+    close: async () => undefined,
+  };
+  const json = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (stub.down) return json(res, 503, { status: 503 });
+      const url = new URL(req.url ?? '/', 'http://stub');
+      const list = /^\/internal\/v1\/orgs\/([^/]+)\/endpoints$/.exec(url.pathname);
+      if (req.method === 'GET' && list) {
+        const eventType = url.searchParams.get('eventType') ?? '';
+        const found = [...stub.endpoints.values()]
+          .filter((e) => e.orgId === list[1] && e.isEnabled && (e.events.length === 0 || e.events.includes(eventType)))
+          .map(({ id, url: u, secret, events }) => ({ id, url: u, secret, events }));
+        return json(res, 200, found);
+      }
+      const outcome = /^\/internal\/v1\/webhooks\/([^/]+)\/delivery-outcome$/.exec(url.pathname);
+      if (req.method === 'POST' && outcome) {
+        const e = stub.endpoints.get(outcome[1]!);
+        const { delivered } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { delivered: boolean };
+        stub.outcomes.push({ endpointId: outcome[1]!, delivered });
+        if (!e) return json(res, 404, { status: 404 });
+        if (delivered) e.consecutiveFailures = 0;
+        else {
+          e.consecutiveFailures += 1;
+          if (e.consecutiveFailures === 5) e.isEnabled = false;
+        }
+        return json(res, 200, { isEnabled: e.isEnabled, consecutiveFailures: e.consecutiveFailures });
+      }
+      json(res, 404, { status: 404 });
+    });
+  });
+  const port = await listen(server);
+  stub.url = `http://127.0.0.1:${port}`;
+  stub.close = () => close(server);
+  return stub;
+}
+
+// ---- Domain events on the stream ----------------------------------------------------------
+
+export interface Publisher {
+  /** Publishes as a producer's outbox relay would: Nats-Msg-Id = id, type and org headers. */
+  publish(event: DomainEvent, opts: { id?: string; orgId: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function eventPublisher(prefix: string): Promise<Publisher> {
+  const nc: NatsConnection = await connectNats({ url: TEST_NATS_URL, name: 'delivery-test', logger: silent });
+  const js = jetstream(nc);
+  return {
+    async publish(event, { id = randomUUID(), orgId }) {
+      const encoded = encodeEvent(event, prefix);
+      const h = natsHeaders();
+      h.set(EVENT_TYPE_HEADER, encoded.type);
+      h.set(ORG_ID_HEADER, orgId);
+      await js.publish(encoded.subject, encoded.payload, { msgID: id, headers: h });
+      return id;
+    },
+    close: () => nc.close(),
+  };
+}
+
+// ---- The delivery service ------------------------------------------------------------------
+
+export interface Isolation {
+  schema: string;
+  stream: string;
+  prefix: string;
+}
+
+export const isolation = (): Isolation => ({ schema: isolatedName('delivery'), stream: isolatedName('delivery_events'), prefix: isolatedName('delivery_subj') });
+
+export async function cleanup(iso: Isolation): Promise<void> {
+  await deleteStreams([iso.stream]);
+  await dropSchemas([iso.schema]);
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export interface DeliveryHarness {
+  base: string;
+  service: RunningDeliveryService;
+  call(method: string, path: string, opts?: { as?: Caller }): Promise<Reply>;
+  /** The value of one sample of /metrics (0 when absent). */
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Fast test settings: schedule 100 ms, 300 ms; 1 s per attempt; private targets allowed. */
+export const FAST: Record<string, string> = {
+  DELIVERY_RETRY_SCHEDULE_MS: '100,300',
+  DELIVERY_ATTEMPT_TIMEOUT_MS: '1000',
+  DELIVERY_POLL_INTERVAL_MS: '200',
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  DELIVERY_BREAKER_RESET_MS: '300',
+};
+
+export async function startDelivery(iso: Isolation, webhookUrl: string, env: Record<string, string> = {}, resolveHost?: Resolver): Promise<DeliveryHarness> {
+  const config = loadDeliveryConfig(
+    {
+      NATS_URL: TEST_NATS_URL,
+      EVENTS_STREAM: iso.stream,
+      EVENTS_SUBJECT_PREFIX: iso.prefix,
+      EVENTS_STREAM_MAX_AGE_HOURS: '1',
+      DELIVERY_PORT: '0',
+      DATABASE_URL: TEST_DATABASE_URL,
+      DB_SCHEMA: iso.schema,
+      DB_POOL_MAX: '6',
+      WEBHOOK_URL: webhookUrl,
+      ...FAST,
+      ...env,
+    },
+    false,
+  );
+  const service = await startDeliveryService({ config, logger: silent, host: '127.0.0.1', exitOnShutdown: false, ...(resolveHost ? { resolveHost } : {}) });
+  const base = `http://127.0.0.1:${service.port}`;
+  return {
+    base,
+    service,
+    async call(method, path, { as } = {}) {
+      const res = await fetch(`${base}${path}`, { method, headers: as ? callerHeaders(as) : {} });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+    },
+    async metric(name, labels = {}) {
+      const text = await (await fetch(`${base}/metrics`)).text();
+      const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+      const line = text.split('\n').find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && wanted.every((w) => l.includes(w)));
+      return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+    },
+    stop: () => service.shutdown('test finished'),
+  };
+}
+
+export const asAdmin: Caller = { kind: 'admin' };
+export const asKey = (orgId: string): Caller => ({ kind: 'api-key', orgId, keyId: randomUUID(), keyName: 'ci' });

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@preflight/testing';
+import { issueCreated } from './events.ts';
+import {
+  asAdmin,
+  cleanup,
+  eventPublisher,
+  isolation,
+  startDelivery,
+  startReceiver,
+  startWebhookStub,
+  type DeliveryHarness,
+  type Isolation,
+  type Publisher,
+  type Receiver,
+  type WebhookStub,
+} from './harness.ts';
+
+const isolations: Isolation[] = [];
+const receivers: Receiver[] = [];
+const stops: Array<() => Promise<unknown>> = [];
+let stub: WebhookStub;
+
+const receiver = async (...args: Parameters<typeof startReceiver>) => {
+  const r = await startReceiver(...args);
+  receivers.push(r);
+  return r;
+};
+
+async function service(env: Record<string, string> = {}, iso = isolation()) {
+  if (!isolations.includes(iso)) isolations.push(iso);
+  const h = await startDelivery(iso, stub.url, env);
+  stops.push(() => h.stop());
+  const pub = await eventPublisher(iso.prefix);
+  stops.push(() => pub.close());
+  return { h, pub, iso };
+}
+
+beforeAll(async () => {
+  stub = await startWebhookStub();
+});
+
+afterAll(async () => {
+  for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  await stub?.close();
+  for (const r of receivers) await r.close();
+  for (const iso of isolations) await cleanup(iso);
+});
+
+const log = async (h: DeliveryHarness, id: string) => (await h.call('GET', `/admin/v1/webhooks/${id}/deliveries?limit=200`, { as: asAdmin })).body as any[];
+const outcomesOf = (id: string) => stub.outcomes.filter((o) => o.endpointId === id).map((o) => o.delivered);
+
+describe('bounded attempts', () => {
+  let h: DeliveryHarness;
+  let pub: Publisher;
+  beforeAll(async () => ({ h, pub } = await service()));
+
+  it('times out an attempt whose response body trickles in', async () => {
+    const org = randomUUID();
+    const timers: NodeJS.Timeout[] = [];
+    const r = await receiver((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('.');
+      timers.push(setInterval(() => res.write('.'), 100));
+    });
+    const endpoint = stub.add(org, r.url);
+    await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(() => expect(outcomesOf(endpoint.id)).toEqual([false]), { timeoutMs: 10_000 });
+    for (const t of timers) clearInterval(t);
+    const entries = await log(h, endpoint.id);
+    expect(entries).toHaveLength(3);
+    for (const e of entries) {
+      expect(e).toMatchObject({ outcome: 'failed', statusCode: 200, error: 'timed out after 1000 ms' });
+      expect(e.durationMs).toBeGreaterThanOrEqual(950);
+      expect(e.durationMs).toBeLessThan(1000 + 1000);
+    }
+  });
+
+  it('keeps delivering to a healthy endpoint while another one hangs', async () => {
+    const org = randomUUID();
+    const hanging = await receiver(() => undefined);
+    const healthy = await receiver();
+    stub.add(org, hanging.url);
+    stub.add(org, healthy.url);
+    const started = Date.now();
+    for (let i = 0; i < 12; i += 1) await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(() => expect(healthy.requests).toHaveLength(12), { timeoutMs: 10_000 });
+    const last = Math.max(...healthy.requests.map((q) => q.at));
+    // All twelve arrived before the first hanging attempt could even time out (1 s) …
+    expect(last - started).toBeLessThan(1000);
+    // … while the hanging endpoint held at most its own 4 slots.
+    expect(hanging.started).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('auto-disable and circuit breaker', () => {
+  it('reports 5 consecutive failed deliveries, which disables the endpoint; no attempt is lost to the open breaker', async () => {
+    const { h, pub } = await service({ DELIVERY_BREAKER_VOLUME_THRESHOLD: '3' });
+    const org = randomUUID();
+    const r = await receiver((_req, res) => {
+      res.statusCode = 500;
+      res.end('down');
+    });
+    const endpoint = stub.add(org, r.url);
+    for (let i = 0; i < 5; i += 1) await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(() => expect(outcomesOf(endpoint.id)).toEqual([false, false, false, false, false]), { timeoutMs: 20_000 });
+    expect(stub.endpoints.get(endpoint.id)).toMatchObject({ isEnabled: false, consecutiveFailures: 5 });
+    expect(await h.metric('webhook_endpoints_auto_disabled_total')).toBe(1);
+    expect(await h.metric('webhook_deliveries_total', { event_type: 'IssueCreated', outcome: 'failed' })).toBe(5);
+    // Each delivery had its 3 attempts: deferrals while the breaker was open used none.
+    const entries = await log(h, endpoint.id);
+    expect(entries).toHaveLength(15);
+    expect(r.requests).toHaveLength(15);
+    expect(await h.metric('delivery_circuit_breaker_transitions_total', { state: 'open' })).toBeGreaterThanOrEqual(1);
+
+    // Disabled: a new event finds no endpoint, so nothing more is attempted.
+    const before = await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'success' });
+    await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(async () => expect(await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'success' })).toBe(before + 1));
+    expect(await log(h, endpoint.id)).toHaveLength(15);
+  });
+});
+
+describe('restarts', () => {
+  it('keeps a pending retry across a restart and sends it once', async () => {
+    const iso = isolation();
+    const env = { DELIVERY_RETRY_SCHEDULE_MS: '1500' };
+    const first = await service(env, iso);
+    const org = randomUUID();
+    let calls = 0;
+    const r = await receiver((_req, res) => {
+      calls += 1;
+      res.statusCode = calls === 1 ? 500 : 200;
+      res.end();
+    });
+    const endpoint = stub.add(org, r.url);
+    await first.pub.publish(issueCreated(org), { orgId: org });
+    await eventually(async () => expect(await log(first.h, endpoint.id)).toHaveLength(1));
+    await first.h.stop();
+    expect(r.requests).toHaveLength(1);
+
+    const second = await service(env, iso);
+    await eventually(() => expect(outcomesOf(endpoint.id)).toEqual([true]), { timeoutMs: 10_000 });
+    expect(r.requests).toHaveLength(2);
+    const gap = r.requests[1]!.at - r.requests[0]!.at;
+    expect(gap).toBeGreaterThanOrEqual(1450);
+    expect(gap).toBeLessThan(1500 + 1500);
+    expect(r.requests[0]!.headers['x-service-delivery']).not.toBe(r.requests[1]!.headers['x-service-delivery']);
+    expect(r.requests[0]!.headers['webhook-id']).toBe(r.requests[1]!.headers['webhook-id']);
+    expect((await log(second.h, endpoint.id)).map((e) => [e.attempt, e.outcome])).toEqual([
+      [2, 'delivered'],
+      [1, 'failed'],
+    ]);
+  });
+});

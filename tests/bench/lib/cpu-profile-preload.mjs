@@ -1,0 +1,25 @@
+// Preloaded into a service with NODE_OPTIONS="--import=<this file>" when the harness runs with
+// --cpu-prof=DIR (Node 20 does not accept --cpu-prof itself in NODE_OPTIONS, and the services
+// are spawned by scripts/lib/services.ts with fixed arguments). Profiles the whole process with
+// the inspector and writes DIR/<service>-<pid>.cpuprofile when it exits (the services exit
+// through process.exit after a graceful SIGTERM shutdown); open it in Chrome DevTools or
+// summarise it with `tsx bench/lib/profile-summary.ts FILE`.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import path from 'node:path';
+
+const dir = process.env.BENCH_CPU_PROF_DIR;
+if (dir) {
+  const session = new Session();
+  session.connect();
+  session.post('Profiler.setSamplingInterval', { interval: 500 });
+  session.post('Profiler.enable');
+  session.post('Profiler.start');
+  const name = (process.argv.find((a) => a.includes('/src/main.ts')) ?? 'node').split('/').at(-3) ?? 'node';
+  process.once('exit', () => {
+    // A same-thread inspector session answers synchronously, so this completes inside 'exit'.
+    session.post('Profiler.stop', (err, result) => {
+      if (!err && result) writeFileSync(path.join(dir, `${name}-${process.pid}.cpuprofile`), JSON.stringify(result.profile));
+    });
+  });
+}

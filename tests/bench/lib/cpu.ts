@@ -1,0 +1,184 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import pg from 'pg';
+import { TEST_DATABASE_URL } from '@preflight/testing';
+
+/**
+ * Where the CPU went during a measured window, from /proc (Linux only; elsewhere the figures
+ * are NaN or zero): user+system time of the processes we know by pid (services, baseline, this
+ * harness), of the Postgres backends serving exactly those processes (matched through their
+ * TCP client ports and pg_stat_activity) plus Postgres's own background processes, of Redis,
+ * and of the whole machine from /proc/stat — so "other" is everything else running at the
+ * time, including other people's tests and their Postgres backends.
+ */
+export type CpuGroups = Record<string, number[]>;
+const TICKS_PER_S = 100; // USER_HZ; 100 on every Linux this runs on
+const PG_PORT = Number(new URL(TEST_DATABASE_URL).port || 5432);
+
+interface Snapshot {
+  wallMs: number;
+  machineBusyTicks: number;
+  ticks: Map<number, { group: string; ticks: number }>;
+}
+
+export interface CpuUsage {
+  wallS: number;
+  /** CPU seconds per group, plus `other` (machine busy time nobody above accounts for). */
+  seconds: Record<string, number>;
+  /** Cores busy on average over the window, machine-wide. */
+  coresBusy: number;
+}
+
+function procTicks(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state); utime and stime are fields 14 and 15.
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+function machineBusy(): number {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal …: busy is everything but idle and iowait.
+    return cpu.reduce((a, b) => a + b, 0) - (cpu[3] ?? 0) - (cpu[4] ?? 0);
+  } catch {
+    return NaN;
+  }
+}
+
+function numericDirs(dir: string): number[] {
+  try {
+    return readdirSync(dir)
+      .filter((e) => /^\d+$/.test(e))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Local ports of the TCP connections `pids` hold open to Postgres. */
+function postgresClientPorts(pids: number[]): Set<number> {
+  const inodes = new Set<string>();
+  for (const pid of pids) {
+    for (const fd of numericDirs(`/proc/${pid}/fd`)) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m) inodes.add(m[1]!);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let lines: string[] = [];
+    try {
+      lines = readFileSync(table, 'utf8').split('\n').slice(1);
+    } catch {
+      continue;
+    }
+    for (const line of lines) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 10 || !inodes.has(f[9]!)) continue;
+      const local = parseInt(f[1]!.split(':')[1]!, 16);
+      const remote = parseInt(f[2]!.split(':')[1]!, 16);
+      if (remote === PG_PORT) ports.add(local);
+    }
+  }
+  return ports;
+}
+
+/**
+ * The pids to meter: those given; the Postgres backends whose client is one of them, and
+ * Postgres's background processes (checkpointer, WAL writer…), as `postgres`; Redis.
+ */
+async function resolvePids(groups: CpuGroups): Promise<Map<number, string>> {
+  const pids = new Map<number, string>();
+  for (const [group, list] of Object.entries(groups)) for (const pid of list) if (pid > 0) pids.set(pid, group);
+  for (const pid of numericDirs('/proc')) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'redis-server') pids.set(pid, 'redis');
+    } catch {
+      // gone
+    }
+  }
+  const ports = postgresClientPorts([...pids.keys()]);
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, application_name: 'bench-cpu-meter' });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ pid: number; backend_type: string; client_port: number | null; me: boolean }>(
+      'select pid, backend_type, client_port, pid = pg_backend_pid() as me from pg_stat_activity',
+    );
+    for (const r of rows) {
+      if (r.me) continue;
+      const ours = r.backend_type === 'client backend' ? r.client_port !== null && ports.has(r.client_port) : true;
+      if (ours) pids.set(r.pid, 'postgres');
+    }
+  } catch {
+    // Postgres not reachable from here: its CPU ends up under "other".
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  return pids;
+}
+
+function snapshot(pids: Map<number, string>): Snapshot {
+  const ticks = new Map<number, { group: string; ticks: number }>();
+  for (const [pid, group] of pids) {
+    const t = procTicks(pid);
+    if (t !== undefined) ticks.set(pid, { group, ticks: t });
+  }
+  return { wallMs: performance.now(), machineBusyTicks: machineBusy(), ticks };
+}
+
+export interface CpuMeter {
+  /** Finds the processes to meter (a /proc scan and a Postgres query); call it just before the window. */
+  prepare(): Promise<void>;
+  /** Cheap (reads a few /proc files): safe at the first send of an open loop. */
+  start(): void;
+  stop(): void;
+  readonly usage: CpuUsage | undefined;
+}
+
+/**
+ * One measured window. Call `prepare()` after the warm-up (so the pool connections it opened
+ * are found), `start()` when the window opens and `stop()` when it closes. A Postgres backend
+ * that connects after `prepare()` is counted under "other".
+ */
+export function cpuMeter(groups: CpuGroups): CpuMeter {
+  let pids = new Map<number, string>();
+  let before: Snapshot | undefined;
+  let usage: CpuUsage | undefined;
+  return {
+    async prepare() {
+      pids = await resolvePids(groups);
+    },
+    start() {
+      before = snapshot(pids);
+    },
+    stop() {
+      if (!before) return;
+      const after = snapshot(pids);
+      const seconds: Record<string, number> = {};
+      for (const g of [...Object.keys(groups), 'postgres', 'redis']) seconds[g] = 0;
+      let attributed = 0;
+      for (const [pid, a] of after.ticks) {
+        const b = before.ticks.get(pid);
+        if (!b) continue;
+        const d = (a.ticks - b.ticks) / TICKS_PER_S;
+        seconds[a.group] = (seconds[a.group] ?? 0) + d;
+        attributed += d;
+      }
+      const wallS = (after.wallMs - before.wallMs) / 1000;
+      const busyS = (after.machineBusyTicks - before.machineBusyTicks) / TICKS_PER_S;
+      seconds.other = Math.max(0, busyS - attributed);
+      usage = { wallS, seconds, coresBusy: busyS / wallS };
+    },
+    get usage() {
+      return usage;
+    },
+  };
+}

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { SEVERITY_RANK, type IssueSeverity, type IssueType } from '@preflight/contract';
+import { createDatabase, migrateToLatest, type Database } from '@preflight/db';
+import { encodeEvent } from '@preflight/events';
+import { TEST_DATABASE_URL, dropSchemas, isolatedName } from '@preflight/testing';
+import { issueCreatedEvent } from '../../../services/issue/src/domain/issue-events.ts';
+import { migrations as issueMigrations } from '../../../services/issue/src/migrations/index.ts';
+
+/**
+ * The raw-SQL floor for "create an issue": exactly the statements services/issue/src/storage
+ * runs in createIssue(), in one transaction per request, as the SQL text kysely generates for
+ * them (checked against kysely's compile() output):
+ *
+ *   begin
+ *   nextSeqNumber      insert … on conflict do update … returning last_seq   (takes the campaign's row lock)
+ *   the issue row      insert into issues … returning id, seq_number, created_at, revision
+ *   appendHistory      insert into issue_history (null → New)
+ *   enqueueIssueEvent  insert into outbox (IssueCreated, protobuf payload) + pg_notify
+ *   commit
+ *
+ * over the same pg pool settings (libs/db createDatabase), in a scratch schema built by the
+ * issue service's own migrations. What it leaves out is what the service adds around it: HTTP,
+ * caller headers, validation, the campaign-directory lookup, kysely, encoding the event, and
+ * the outbox relay that publishes it afterwards. When createIssue() changes, change this.
+ */
+const NEXT_SEQ_SQL =
+  'insert into "campaign_sequences" ("campaign_id", "last_seq") values ($1, $2) on conflict ("campaign_id") do update set "last_seq" = campaign_sequences.last_seq + 1 returning "last_seq"';
+const INSERT_ISSUE_SQL =
+  'insert into "issues" ("org_id", "campaign_id", "seq_number", "title", "description", "steps_to_reproduce", "expected_behavior", "actual_behavior", "severity", "severity_rank", "type", "status", "page_url", "page_title", "browser_name", "browser_version", "operating_system", "device_type", "screen_resolution", "screenshot_url", "tester_email", "reporter") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) returning "id", "seq_number", "created_at", "revision"';
+const INSERT_HISTORY_SQL = 'insert into "issue_history" ("issue_id", "from_status", "to_status", "reason") values ($1, $2, $3, $4)';
+// libs/bus enqueueEvent()
+const INSERT_OUTBOX_SQL = 'insert into outbox (id, subject, type, payload, org_id) values ($1, $2, $3, $4, $5)';
+const NOTIFY_SQL = "select pg_notify(current_schema() || '_outbox', '')";
+
+export interface RawCreateInput {
+  title: string;
+  description: string | null;
+  severity: IssueSeverity;
+  type: IssueType;
+  pageUrl: string | null;
+  reporter: string;
+}
+
+export interface RawSqlBaseline {
+  schema: string;
+  poolMax: number;
+  /** Opens every pool connection now, as the services' pools are warm when they are measured. */
+  warm(): Promise<void>;
+  /** One create: begin, next seq, issue row, history row, commit (rollback on error). */
+  createIssue(): Promise<{ id: string; seqNumber: number }>;
+  close(): Promise<void>;
+}
+
+export async function startRawSqlBaseline(input: RawCreateInput, poolMax: number): Promise<RawSqlBaseline> {
+  const schema = isolatedName('bench_rawsql');
+  let database: Database<unknown> | undefined;
+  try {
+    database = createDatabase<unknown>({ url: TEST_DATABASE_URL, schema, poolMax, applicationName: 'bench-raw-sql' });
+    await migrateToLatest(database.db, schema, issueMigrations);
+  } catch (err) {
+    await database?.close();
+    await dropSchemas([schema]);
+    throw err;
+  }
+  const opened = database;
+  const { pool } = opened;
+  // One campaign, as the HTTP create targets use: every create queues on its sequence row.
+  const orgId = randomUUID();
+  const campaignId = randomUUID();
+  // The event is encoded once (its size is what matters to the database); each row gets its own id.
+  const event = encodeEvent(
+    issueCreatedEvent({
+      id: randomUUID(),
+      orgId,
+      campaignId,
+      seqNumber: 1,
+      title: input.title,
+      severity: input.severity,
+      type: input.type,
+      status: 'New',
+      pageUrl: input.pageUrl,
+      testerEmail: null,
+      reporter: input.reporter,
+      createdAt: new Date(),
+      revision: 1,
+    }),
+  );
+  const payload = Buffer.from(event.payload.buffer, event.payload.byteOffset, event.payload.byteLength);
+  const issueValues = (seq: number) => [
+    orgId,
+    campaignId,
+    seq,
+    input.title,
+    input.description,
+    null,
+    null,
+    null,
+    input.severity,
+    SEVERITY_RANK[input.severity],
+    input.type,
+    'New',
+    input.pageUrl,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    input.reporter,
+  ];
+
+  return {
+    schema,
+    poolMax,
+    async warm() {
+      const clients = await Promise.all(Array.from({ length: poolMax }, () => pool.connect()));
+      for (const c of clients) c.release();
+    },
+    async createIssue() {
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        const seq = await client.query<{ last_seq: number }>(NEXT_SEQ_SQL, [campaignId, 1]);
+        const issue = await client.query<{ id: string; seq_number: number }>(INSERT_ISSUE_SQL, issueValues(seq.rows[0]!.last_seq));
+        const row = issue.rows[0]!;
+        await client.query(INSERT_HISTORY_SQL, [row.id, null, 'New', null]);
+        await client.query(INSERT_OUTBOX_SQL, [randomUUID(), event.subject, event.type, payload, orgId]);
+        await client.query(NOTIFY_SQL, []);
+        await client.query('commit');
+        return { id: row.id, seqNumber: row.seq_number };
+      } catch (err) {
+        await client.query('rollback').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await opened.close();
+      await dropSchemas([schema]);
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { MachineFacts } from './machine.ts';
+
+export const fmtRate = (v: number) => (Number.isFinite(v) ? `${Math.round(v).toLocaleString('en-US')}/s` : '–');
+export const fmtMs = (v: number) => (Number.isFinite(v) ? `${v < 10 ? v.toFixed(2) : v.toFixed(1)} ms` : '–');
+export const fmtRatio = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '–');
+
+export function table(head: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.map((c) => c.replace(/\|/g, '\\|')).join(' | ')} |`;
+  return [line(head), `|${head.map(() => '---').join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+export function machineLine(m: MachineFacts, extra: string[] = []): string {
+  return [
+    `${m.nproc} CPUs (nproc), ${m.cpuModel}`,
+    `${m.memoryGiB} GiB memory`,
+    `Node ${m.node}`,
+    m.os,
+    ...extra,
+  ].join('; ');
+}
+
+const HEADER = `# Benchmarks
+
+Figures from \`npm run bench\` (the harness is \`tests/bench\`; it is not part of \`npm test\`).
+Each benchmark rewrites only its own section, between its \`<!-- bench:NAME:start -->\` and
+\`<!-- bench:NAME:end -->\` markers, so sections can be added without disturbing the others;
+text outside the markers is kept. Figures are only comparable between runs on the same
+machine; every section states where and when it was measured, and warns when other work was
+running at the time.
+
+Running it:
+
+- \`npm run bench\` from the repository root (turbo runs the \`bench\` script of \`tests\`). It
+  needs the same local Postgres, Redis and NATS as the end-to-end tests, starts the services
+  itself, stops by itself in about 3–5 minutes, and removes every process and schema it created.
+- Options go to the workspace script: \`npm run bench -w tests -- --quick\` (short runs to check
+  the harness, docs untouched), \`--only=list|create\`, \`--no-write\`, \`--note="…"\`,
+  \`--service-env=DB_POOL_MAX=5\` (repeatable; listed in the report), \`--cpu-prof=DIR\` (CPU
+  profiles of the services, written when they stop).
+- \`npx tsx tests/bench/lib/profile-summary.ts DIR/issue-<pid>.cpuprofile\` summarises a
+  profile: self time by package, top functions by self and by inclusive time.
+`;
+
+/** Replaces (or appends) one benchmark's section in the docs file, keeping everything else. */
+export function writeSection(file: string, id: string, markdown: string): void {
+  const start = `<!-- bench:${id}:start -->`;
+  const end = `<!-- bench:${id}:end -->`;
+  const block = `${start}\n${markdown.trim()}\n${end}`;
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : HEADER;
+  const i = text.indexOf(start);
+  const j = text.indexOf(end);
+  if (i >= 0 && j > i) text = text.slice(0, i) + block + text.slice(j + end.length);
+  else text = `${text.trimEnd()}\n\n${block}\n`;
+  writeFileSync(file, text);
+}
