@@ -115,8 +115,9 @@ interface OutboxRow {
  * - A crash after publishing and before the mark commits leaves the rows unpublished; they are
  *   published again with the same `Nats-Msg-Id`, which JetStream drops as a duplicate within
  *   its duplicate window. Nothing committed is lost, nothing is delivered twice.
- * - A failed publish stops the batch there (later rows keep their order), records `attempts`
- *   and `last_error` on the row, and backs off.
+ * - A batch is published with concurrent acks (one round trip per batch, stream order =
+ *   claim order). A failed publish ends the batch's marking there (later rows stay
+ *   unpublished and go again, in order), records `attempts` and `last_error`, and backs off.
  */
 export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const log = opts.logger.child({ component: 'outbox-relay', schema: opts.schema });
@@ -149,20 +150,28 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
         order by seq
         limit ${batchSize}
         for update skip locked`.execute(trx);
+      // Publish the whole batch before awaiting any ack: messages go out on one connection in
+      // claim order, so the stream keeps that order, and a batch costs one round trip instead of
+      // one per event. Rows up to the first failure are marked; the failed row and those after
+      // it stay unpublished and go again (a later one that did land is dropped as a duplicate).
+      const acks = await Promise.allSettled(
+        rows.map((row) => {
+          const h: MsgHdrs = headers();
+          h.set(EVENT_TYPE_HEADER, row.type);
+          if (row.org_id) h.set(ORG_ID_HEADER, row.org_id);
+          return opts.js.publish(row.subject, row.payload, { msgID: row.id, headers: h, timeout: publishTimeoutMs });
+        }),
+      );
       const done: string[] = [];
       let failure: { id: string; error: string } | undefined;
-      for (const row of rows) {
-        const h: MsgHdrs = headers();
-        h.set(EVENT_TYPE_HEADER, row.type);
-        if (row.org_id) h.set(ORG_ID_HEADER, row.org_id);
-        try {
-          const ack = await opts.js.publish(row.subject, row.payload, { msgID: row.id, headers: h, timeout: publishTimeoutMs });
-          if (ack.duplicate) log.info({ eventId: row.id }, 'outbox row was already in the stream (duplicate dropped)');
-          done.push(row.id);
-        } catch (err) {
-          failure = { id: row.id, error: errorMessage(err) };
+      for (const [i, ack] of acks.entries()) {
+        const row = rows[i]!;
+        if (ack.status === 'rejected') {
+          failure = { id: row.id, error: errorMessage(ack.reason) };
           break;
         }
+        if (ack.value.duplicate) log.info({ eventId: row.id }, 'outbox row was already in the stream (duplicate dropped)');
+        done.push(row.id);
       }
       if (done.length > 0) {
         await sql`update outbox set published_at = now(), attempts = attempts + 1, last_error = null where id = any(${done}::uuid[])`.execute(trx);
