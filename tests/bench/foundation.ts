@@ -7,7 +7,7 @@ import { call, freshTenant } from '../support/client.ts';
 import { startSystem } from '../support/system.ts';
 import { startBaseline } from './lib/baseline.ts';
 import { httpThroughput, opThroughput, type HttpTarget, type ThroughputResult } from './lib/closed-loop.ts';
-import { cpuMeter, type CpuGroups, type CpuUsage } from './lib/cpu.ts';
+import { cpuMeter, settle, type CpuGroups, type CpuUsage } from './lib/cpu.ts';
 import { machineFacts, type MachineFacts } from './lib/machine.ts';
 import { httpOp, openLoop, type OpenLoopResult } from './lib/open-loop.ts';
 import { startRawSqlBaseline } from './lib/raw-sql.ts';
@@ -70,6 +70,8 @@ export interface PathFigures {
   openLoop: OpenLoopResult;
   /** CPU used by each process during the measured windows (Linux). */
   cpu: { closed: CpuUsage | undefined; open: CpuUsage | undefined };
+  /** Seconds waited before each phase for the system to go idle, and whether it did. */
+  settled: { closedS: number; openS: number; ok: boolean };
 }
 
 export interface ScenarioFigures {
@@ -110,7 +112,6 @@ export interface FoundationReport {
 export type Cleanup = (fn: () => Promise<unknown>) => void;
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function postgresVersion(): Promise<string> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
@@ -144,13 +145,21 @@ async function probe(target: HttpTarget): Promise<string> {
   return text;
 }
 
+/** Before a phase: let the previous one's aftermath (event consumers, relay, autovacuum) finish. */
+async function quiesce(groups: CpuGroups): Promise<{ waitedS: number; settled: boolean }> {
+  const r = await settle(groups, { maxS: 90 });
+  if (r.waitedS > 3) log(`    waited ${r.waitedS.toFixed(0)} s for the system to go idle${r.settled ? '' : ' (it did not; measuring anyway)'}`);
+  return r;
+}
+
 async function measureHttp(kind: PathKind, target: HttpTarget, s: FoundationSettings, groups: CpuGroups): Promise<PathFigures> {
   await probe(target);
+  const before = await quiesce(groups);
   log(`  ${PATH_LABEL[kind]}: throughput, ${s.connections} connections, ${s.warmupS} s warm-up + ${s.durationS} s`);
   const closedCpu = cpuMeter(groups);
   const throughput = await httpThroughput(target, { connections: s.connections, warmupS: s.warmupS, durationS: s.durationS, window: closedCpu });
   log(`    ${fmtRate(throughput.rps)}${throughput.problems.length ? `  PROBLEMS: ${throughput.problems.join(', ')}` : ''}`);
-  await pause(1000);
+  const between = await quiesce(groups);
   log(`  ${PATH_LABEL[kind]}: open loop at ${s.rate}/s, ${s.openWarmupS} s warm-up + ${s.openDurationS} s`);
   const client = httpOp(target);
   const openCpu = cpuMeter(groups);
@@ -162,8 +171,13 @@ async function measureHttp(kind: PathKind, target: HttpTarget, s: FoundationSett
     await client.close();
   }
   log(`    p50 ${fmtMs(open.latency.p50)}, p99 ${fmtMs(open.latency.p99)}${open.problems.length ? `  PROBLEMS: ${open.problems.join(', ')}` : ''}`);
-  await pause(1000);
-  return { kind, throughput, openLoop: open, cpu: { closed: closedCpu.usage, open: openCpu.usage } };
+  return {
+    kind,
+    throughput,
+    openLoop: open,
+    cpu: { closed: closedCpu.usage, open: openCpu.usage },
+    settled: { closedS: before.waitedS, openS: between.waitedS, ok: before.settled && between.settled },
+  };
 }
 
 export async function runFoundation(s: FoundationSettings, onCleanup: Cleanup): Promise<FoundationReport> {
@@ -242,16 +256,11 @@ export async function runFoundation(s: FoundationSettings, onCleanup: Cleanup): 
     contentType: created.headers.get('content-type') ?? 'application/json; charset=utf-8',
   });
   onCleanup(() => baseline.stop());
-  const pidOf = (name: string) => Object.entries(sys.processes).filter(([n]) => n === name).map(([, p]) => p.child.pid ?? -1);
+  // One group per service startSystem runs (the event consumers among them work on every create).
   const groups: CpuGroups = {
     'load generator': [process.pid],
-    gateway: pidOf('gateway'),
-    issue: pidOf('issue'),
+    ...Object.fromEntries(Object.entries(sys.processes).map(([name, p]) => [name, [p.child.pid ?? -1]])),
     express: [baseline.child.pid ?? -1],
-    // campaign and whatever else startSystem runs: idle here, but theirs is not "other" work.
-    'other services': Object.entries(sys.processes)
-      .filter(([n]) => n !== 'gateway' && n !== 'issue')
-      .map(([, p]) => p.child.pid ?? -1),
   };
 
   const scenarios: ScenarioFigures[] = [];
@@ -287,17 +296,24 @@ export async function runFoundation(s: FoundationSettings, onCleanup: Cleanup): 
     };
     await raw.warm();
     await op();
+    const before = await quiesce(groups);
     log(`  ${PATH_LABEL['raw-sql']}: throughput, ${s.connections} workers, ${s.warmupS} s warm-up + ${s.durationS} s`);
     const closedCpu = cpuMeter(groups);
     const throughput = await opThroughput(op, { workers: s.connections, warmupS: s.warmupS, durationS: s.durationS, window: closedCpu });
     log(`    ${fmtRate(throughput.rps)}${throughput.problems.length ? `  PROBLEMS: ${throughput.problems.join(', ')}` : ''}`);
-    await pause(1000);
+    const between = await quiesce(groups);
     log(`  ${PATH_LABEL['raw-sql']}: open loop at ${s.rate}/s`);
     const openCpu = cpuMeter(groups);
     await openCpu.prepare();
     const open = await openLoop(op, { rate: s.rate, warmupS: s.openWarmupS, durationS: s.openDurationS, window: openCpu });
     log(`    p50 ${fmtMs(open.latency.p50)}, p99 ${fmtMs(open.latency.p99)}${open.problems.length ? `  PROBLEMS: ${open.problems.join(', ')}` : ''}`);
-    paths.push({ kind: 'raw-sql', throughput, openLoop: open, cpu: { closed: closedCpu.usage, open: openCpu.usage } });
+    paths.push({
+      kind: 'raw-sql',
+      throughput,
+      openLoop: open,
+      cpu: { closed: closedCpu.usage, open: openCpu.usage },
+      settled: { closedS: before.waitedS, openS: between.waitedS, ok: before.settled && between.settled },
+    });
     scenarios.push({ name: 'create', request: 'POST /api/v1/campaigns/{id}/issues (one campaign)', paths });
   }
 
@@ -404,6 +420,7 @@ export function foundationMarkdown(r: FoundationReport, command: string, note?: 
     `- Services: \`LOG_LEVEL=${s.logLevel}\`, \`RATE_LIMIT_MAX=${s.rateLimitMax}\` per key per 60 s window (raised from the default 600 so the load is never throttled; the limiter still runs on every request)${extraEnv.length ? `, ${extraEnv.join(', ')}` : ''}; every other setting at its default (\`DB_POOL_MAX\` ${s.serviceEnv?.DB_POOL_MAX ?? 10}); all processes, Postgres and Redis on 127.0.0.1 of this machine.`,
   );
   out.push(`- Throughput: closed loop, ${s.connections} connections (autocannon, HTTP/1.1 keep-alive, no pipelining), ${s.warmupS} s warm-up then ${s.durationS} s measured; only answers with the expected status count. The raw-SQL baseline runs ${s.connections} concurrent workers over a pg pool of ${s.sqlPoolMax}.`);
+  out.push('- Between phases the harness waits (up to 90 s) until the processes of the run use less than 0.15 cores, so that the event consumers, the outbox relay and Postgres have finished with the previous phase before the next is measured.');
   out.push(`- Latency: open loop at a fixed ${s.rate} requests/s (undici), ${s.openWarmupS} s warm-up then ${s.openDurationS} s; each request is timed from its scheduled send time to the last byte, so stalls are not hidden (no coordinated omission).`);
   out.push(`- List: \`GET /api/v1/campaigns/{id}/issues?page=1&pageSize=${s.pageSize}\` on a campaign seeded with ${s.seedIssues} issues. Create: \`POST /api/v1/campaigns/{id}/issues\` (title, description, severity, type, pageUrl), every request on the same campaign, so creates queue on its sequence row.`);
   out.push('- Paths: **gateway** = API key through the gateway to the issue service; **direct** = the same request to the issue service with the caller headers the gateway adds (`callerHeaders()`); **express** = a bare express 5 handler in its own process answering the same list bytes / a fixed `{id, seqNumber}` 201; **raw SQL** = the statements the issue service\'s `createIssue()` runs (sequence upsert, issue row, history row, outbox row + `pg_notify`) in one transaction over `pg`, in a scratch schema built by the issue migrations.');
@@ -446,6 +463,15 @@ export function foundationMarkdown(r: FoundationReport, command: string, note?: 
   }
   out.push(table(['Request', 'Path', 'Throughput', 'Gateway ÷ this', 'p50 (closed loop)', 'p99 (closed loop)', 'Errors'], rows));
   out.push('');
+  const waits = r.scenarios.flatMap((sc) =>
+    sc.paths
+      .filter((p) => p.settled.closedS > 3 || p.settled.openS > 3 || !p.settled.ok)
+      .map((p) => `${sc.name} ${p.kind}: ${p.settled.closedS.toFixed(0)} s before the closed loop, ${p.settled.openS.toFixed(0)} s before the open loop${p.settled.ok ? '' : ' (did not go idle)'}`),
+  );
+  if (waits.length) {
+    out.push(`Waits for the system to go idle before a phase: ${waits.join('; ')}.`);
+    out.push('');
+  }
   out.push(`### Latency at ${s.rate} requests/s (open loop)`);
   out.push('');
   const lrows: string[][] = [];
@@ -471,7 +497,10 @@ export function foundationMarkdown(r: FoundationReport, command: string, note?: 
   out.push('');
   out.push('### CPU per request');
   out.push('');
-  const groupCols = ['load generator', 'gateway', 'issue', 'postgres', 'redis', 'express', 'other services', 'other'];
+  const services = [...new Set(r.scenarios.flatMap((sc) => sc.paths.flatMap((p) => Object.keys(p.cpu.closed?.seconds ?? {}))))].filter(
+    (g) => !['load generator', 'gateway', 'issue', 'postgres', 'redis', 'express', 'other'].includes(g),
+  );
+  const groupCols = ['load generator', 'gateway', 'issue', ...services.sort(), 'postgres', 'redis', 'express', 'other'];
   const crows: string[][] = [];
   for (const sc of r.scenarios) {
     for (const p of sc.paths) {
@@ -495,7 +524,7 @@ export function foundationMarkdown(r: FoundationReport, command: string, note?: 
   }
   out.push(table(['Request', 'Path', 'Load', 'Cores busy', ...groupCols.map((g) => `${g} ms`)], crows));
   out.push('');
-  out.push('CPU milliseconds (user + system, from /proc) each process spent per successful request in the measured window. "load generator" is this harness (autocannon, the open-loop client, or the raw-SQL workers); "postgres" is the backends serving the benchmark\'s own connections plus Postgres\'s background processes; "redis" is the whole Redis server; "other services" is the rest of the system this run started (campaign, webhook…), which consumes the events each create publishes; "other" is the rest of the machine\'s busy time (other people\'s processes and their Postgres backends). /proc counts in 10 ms ticks, so small figures are approximate.');
+  out.push('CPU milliseconds (user + system, from /proc) each process spent per successful request in the measured window. "load generator" is this harness (autocannon, the open-loop client, or the raw-SQL workers); "postgres" is the backends serving the benchmark\'s own connections plus Postgres\'s background processes; "redis" is the whole Redis server; the other services of the run (campaign, webhook…) consume the events each create publishes; "other" is the rest of the machine\'s busy time (other people\'s processes and their Postgres backends). /proc counts in 10 ms ticks, so small figures are approximate.');
   out.push('');
   return out.join('\n');
 }

@@ -182,3 +182,30 @@ export function cpuMeter(groups: CpuGroups): CpuMeter {
     },
   };
 }
+
+/**
+ * Waits until the processes in `groups` (and our Postgres backends, and Redis) are close to
+ * idle — e.g. until the event consumers have worked off what the previous phase produced — so
+ * one phase's aftermath is not billed to the next. Gives up after `maxS`; returns the seconds
+ * waited and whether the system did settle.
+ */
+export async function settle(groups: CpuGroups, opts: { idleCores?: number; sampleMs?: number; maxS?: number } = {}): Promise<{ waitedS: number; settled: boolean }> {
+  const idle = opts.idleCores ?? 0.15;
+  const sampleMs = opts.sampleMs ?? 1000;
+  const maxMs = (opts.maxS ?? 60) * 1000;
+  const t0 = performance.now();
+  while (performance.now() - t0 < maxMs) {
+    const meter = cpuMeter(groups);
+    await meter.prepare();
+    meter.start();
+    await new Promise((r) => setTimeout(r, sampleMs));
+    meter.stop();
+    const u = meter.usage;
+    if (!u) break;
+    const ours = Object.entries(u.seconds)
+      .filter(([g]) => g !== 'other')
+      .reduce((a, [, v]) => a + v, 0);
+    if (ours / u.wallS <= idle) return { waitedS: (performance.now() - t0) / 1000, settled: true };
+  }
+  return { waitedS: (performance.now() - t0) / 1000, settled: false };
+}
