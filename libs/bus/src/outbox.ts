@@ -139,6 +139,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   let stopping = false;
   let consecutiveFailures = 0;
   let lastPrune = 0;
+  let lastGauges = 0;
 
   const listener = startListener(opts, outboxChannel(opts.schema), () => wakeup.wake(), log);
 
@@ -186,7 +187,10 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     });
   }
 
+  /** A count over unpublished rows; at most every 5 s, never per drain (it would double the load). */
   async function refreshGauges(): Promise<void> {
+    if (Date.now() - lastGauges < 5_000) return;
+    lastGauges = Date.now();
     const { rows } = await sql<{ n: number; age: number | null }>`
       select count(*)::int as n, extract(epoch from now() - min(created_at))::float8 as age
       from outbox where published_at is null`.execute(opts.db);
