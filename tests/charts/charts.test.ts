@@ -22,6 +22,7 @@ import { ConfigMap, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import { deliveryConfigShape } from '../../services/delivery/src/config.ts';
 
 const run = promisify(execFile);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -242,9 +243,9 @@ describe('policy', () => {
         expect(svc, `${name}: Service for ${d.metadata.name}`).toBeDefined();
       }
     }
-    // delivery stays off in the umbrella until services/delivery ships an image
+    // every service runs in the umbrella by default
     for (const r of ['preflight:default', 'preflight:production', 'preflight:local']) {
-      expect(ofKind(r, 'Deployment').map((d) => d.metadata.name).sort(), r).toEqual(['pf-campaign', 'pf-gateway', 'pf-issue', 'pf-webhook']);
+      expect(ofKind(r, 'Deployment').map((d) => d.metadata.name).sort(), r).toEqual(['pf-campaign', 'pf-delivery', 'pf-gateway', 'pf-issue', 'pf-webhook']);
     }
   });
 
@@ -270,6 +271,10 @@ describe('policy', () => {
       }
       const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'pf-webhook')!;
       expect(cm.data, r).toMatchObject({ WEBHOOK_PORT: '8083', DB_SCHEMA: 'webhook', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
+    }
+    for (const r of ['delivery:default', 'delivery:production', 'preflight:default', 'preflight:production']) {
+      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'pf-delivery')!;
+      expect(cm.data?.WEBHOOK_ALLOW_PRIVATE_TARGETS, r).toBe('false');
     }
   });
 
@@ -313,6 +318,17 @@ describe('policy', () => {
     expect(ofKind('issue:default', 'ConfigMap')[0]!.data).toMatchObject({ DB_SCHEMA: 'issue', CAMPAIGN_URL: 'http://pf-campaign:8081' });
   });
 
+  it('the delivery pods get exactly the variables services/delivery/src/config.ts reads', () => {
+    const expected = Object.keys(deliveryConfigShape).sort();
+    for (const r of ['delivery:default', 'delivery:production', 'preflight:production']) {
+      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'pf-delivery')!;
+      const dep = ofKind(r, 'Deployment').find((d) => d.metadata.name === 'pf-delivery')!;
+      const fromSecret = dep.spec.template.spec.containers[0].env.filter((e: { valueFrom?: object }) => e.valueFrom).map((e: { name: string }) => e.name);
+      expect([...Object.keys(cm.data ?? {}), ...fromSecret].sort(), r).toEqual(expected);
+      expect(Number(cm.data?.DB_POOL_MAX), `${r} DB_POOL_MAX (one connection is held for LISTEN)`).toBeGreaterThanOrEqual(2);
+    }
+  });
+
   it('services accept traffic only from their callers plus Prometheus', () => {
     const peers = (svc: string, release = 'preflight:production') =>
       ofKind(release, 'NetworkPolicy')
@@ -351,12 +367,12 @@ describe('policy', () => {
   });
 
   it('delivery reaches the internet but not cluster or private ranges', async () => {
-    const on = await template('preflight', ['-f', join(root, 'deploy/values-production.yaml'), '--set', 'delivery.enabled=true']);
+    const on = await template('preflight', ['-f', join(root, 'deploy/values-production.yaml')]);
     const umbrella = on.filter((o) => o.kind === 'NetworkPolicy').find((n) => n.metadata.name === 'pf-delivery')!.spec.egress as EgressRule[];
     for (const [where, rules] of [
       ['delivery:default', egress('delivery:default', 'delivery')],
       ['delivery:production', egress('delivery:production', 'delivery')],
-      ['preflight:production + delivery.enabled', umbrella],
+      ['preflight:production', umbrella],
     ] as Array<[string, EgressRule[]]>) {
       const blocks = rules.flatMap((r) => (r.to ?? []).filter((p) => p.ipBlock).map((p) => ({ ...p.ipBlock!, ports: r.ports })));
       const internet = blocks.filter((b) => b.cidr === '0.0.0.0/0');
@@ -432,6 +448,10 @@ describe('observability', () => {
         'PreflightUpstreamCircuitOpen',
         'PreflightOutboxBacklogAge',
         'PreflightConsumerLag',
+        'PreflightWebhookFailureRatio',
+        'PreflightWebhookEndpointsAutoDisabled',
+        'PreflightDeliveryBreakersOpen',
+        'PreflightWebhookDeliveriesLate',
       ]),
     );
     for (const a of alerts) {
@@ -451,7 +471,7 @@ describe('observability', () => {
     expect(records).toContain('preflight:http_slow_ratio:rate6h');
   });
 
-  it('the event alerts (outbox age, consumer lag) are on for campaign and issue, on their real metrics', () => {
+  it('the event alerts (outbox age, consumer lag) are on for campaign and issue, consumer lag for delivery, on their real metrics', () => {
     const event = ['PreflightOutboxBacklogAge', 'PreflightConsumerLag'];
     for (const s of SERVICES) {
       const on = rules(ofKind(`${s}:production`, 'PrometheusRule')).filter((r) => r.alert && event.includes(r.alert));
@@ -459,6 +479,10 @@ describe('observability', () => {
         expect(on.map((r) => r.alert).sort(), s).toEqual([...event].sort());
         expect(on.flatMap((r) => metricNames(r.expr)).sort(), s).toEqual(['consumer_lag', 'outbox_oldest_unpublished_age_seconds']);
         for (const r of on) expect(r.expr, s).toContain(`service="${s}"`);
+      } else if (s === 'delivery') {
+        // the fan-out consumer; the service has no outbox
+        expect(on.map((r) => r.alert), s).toEqual(['PreflightConsumerLag']);
+        expect(on[0]!.expr, s).toContain('service="delivery"');
       } else {
         expect(on, s).toEqual([]);
       }
@@ -474,19 +498,30 @@ describe('observability', () => {
     for (const owner of Object.keys(list.exported)) if (owner !== 'all') expect(running, owner).toContain(owner);
   });
 
-  it('planned (webhook delivery) alerts are off by default and render when switched on', async () => {
-    const planned = ['PreflightWebhookFailureRatio', 'PreflightWebhookEndpointsAutoDisabled', 'PreflightDeliveryBreakersOpen', 'PreflightWebhookDeliveriesLate'];
-    for (const [name, objs] of rendered) for (const r of rules(objs)) expect(planned, name).not.toContain(r.alert);
-    const keys = ['webhookFailureRatio', 'webhookEndpointsAutoDisabled', 'deliveryBreakersOpen', 'webhookDeliveriesLate'];
-    const objs = await template('delivery', keys.flatMap((k) => ['--set', `prometheusRule.planned.${k}.enabled=true`]));
-    const on = rules(objs).filter((r) => r.alert && planned.includes(r.alert));
-    expect(on.map((r) => r.alert).sort()).toEqual([...planned].sort());
-    const anchors = githubAnchors(operations());
-    for (const r of on) expect(anchors.has(r.annotations!.runbook_url!.split('#')[1]!), r.alert).toBe(true);
-    for (const o of objs) if (o.kind === 'PrometheusRule') new PrometheusRule(o as never).validate();
+  it('the webhook delivery alerts are on for delivery only, on its real metrics and label values', () => {
+    const webhook = ['PreflightWebhookFailureRatio', 'PreflightWebhookEndpointsAutoDisabled', 'PreflightDeliveryBreakersOpen', 'PreflightWebhookDeliveriesLate'];
+    for (const s of SERVICES) {
+      for (const r of [`${s}:default`, `${s}:production`]) {
+        const on = rules(ofKind(r, 'PrometheusRule')).filter((a) => a.alert && webhook.includes(a.alert));
+        if (s !== 'delivery') {
+          expect(on, r).toEqual([]);
+          continue;
+        }
+        expect(on.map((a) => a.alert).sort(), r).toEqual([...webhook].sort());
+        for (const a of on) expect(a.expr, `${r} ${a.alert}`).toContain('service="delivery"');
+        const expr = (name: string) => on.find((a) => a.alert === name)!.expr;
+        // final outcomes are delivered | failed | cancelled (services/delivery/src/worker/scheduler.ts)
+        expect(expr('PreflightWebhookFailureRatio')).toContain('webhook_deliveries_total{namespace="preflight",service="delivery",outcome="failed"}');
+        expect(expr('PreflightWebhookFailureRatio')).toContain('outcome=~"delivered|failed"');
+        expect(metricNames(expr('PreflightWebhookEndpointsAutoDisabled'))).toEqual(['webhook_endpoints_auto_disabled_total']);
+        // gauges reported per replica (the late count is the same database-wide figure on each): max, never sum
+        expect(expr('PreflightDeliveryBreakersOpen')).toMatch(/^max by \(namespace, service\) \(delivery_circuit_breakers_open\{/);
+        expect(expr('PreflightWebhookDeliveriesLate')).toMatch(/^max by \(namespace, service\) \(webhook_deliveries_due_late\{/);
+      }
+    }
     const list = JSON.parse(readFileSync(join(root, 'charts/metrics-used.json'), 'utf8'));
-    for (const r of on) for (const m of metricNames(r.expr)) expect(list.planned.metrics, m).toContain(m);
-    expect([...list.planned.metrics].sort()).toEqual(['delivery_circuit_breakers_open', 'webhook_deliveries_due_late', 'webhook_deliveries_total', 'webhook_endpoints_auto_disabled_total']);
+    expect(list.planned).toBeUndefined();
+    for (const m of ['webhook_deliveries_total', 'webhook_endpoints_auto_disabled_total', 'delivery_circuit_breakers_open', 'webhook_deliveries_due_late']) expect(list.exported.delivery, m).toContain(m);
   });
 
   it('alerts and the dashboard use only metrics listed in charts/metrics-used.json', () => {
@@ -509,6 +544,7 @@ describe('observability', () => {
     expect(dash.uid).toBe('preflight-overview');
     const titles = dash.panels.map((p: { title: string }) => p.title).join('\n');
     for (const t of ['Request rate', 'Error ratio', 'p50 latency', 'p99 latency', 'Rate limited', 'circuit breaker', 'Outbox backlog', 'outbox event age', 'Consumer lag', 'restarts']) expect(titles).toContain(t);
+    for (const t of ['Webhook deliveries by outcome', 'Delivery attempt latency p99', 'Deliveries pending and late', 'Delivery circuit breakers open']) expect(titles).toContain(t);
   });
 
   it('ServiceMonitors scrape /metrics and keep the service label', () => {

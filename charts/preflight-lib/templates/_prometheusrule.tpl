@@ -202,65 +202,75 @@ spec:
         {{- end }}
         {{- end }}
         {{- /*
-        ==== PLANNED: webhook deliveries ====
-        Alerts on metrics the delivery service (not deployed yet) will export. Off by default:
-        an alert on a metric nobody exports never fires and hides the gap. Turn one on in the
-        delivery chart once the service exports its metric, set `metric` to the name it really
-        exports, and move that name to `exported` in charts/metrics-used.json.
+        Webhook deliveries (services/delivery/src/worker/metrics.ts and breakers.ts):
+        - webhook_deliveries_total{event_type,outcome}: final deliveries, outcome delivered,
+          failed or cancelled (endpoint deleted, disabled or unsubscribed: nothing was sent, so
+          cancelled ones are left out of the failure ratio);
+        - webhook_endpoints_auto_disabled_total: counted by the replica that reported the failure;
+        - delivery_circuit_breakers_open: open or half-open breakers in THIS replica. Breakers
+          are per replica and every replica sees roughly every busy endpoint, so max over
+          replicas approximates the number of failing endpoints (sum would scale with replicas);
+        - webhook_deliveries_due_late: read from the database at scrape, so every replica
+          reports the same global figure: max, never sum.
         */}}
-        {{- with $pr.planned.webhookFailureRatio }}
+        {{- with $pr.rules.webhookFailureRatio }}
         {{- if .enabled }}
         - alert: PreflightWebhookFailureRatio
           expr: |
-            sum by (namespace, service) (rate({{ .metric }}{ {{- $sel }},outcome="{{ .failureOutcome }}"}[15m]))
-            /
-            sum by (namespace, service) (rate({{ .metric }}{ {{- $sel }}}[15m]))
-            > {{ .ratio }}
+            (
+              sum by (namespace, service) (rate(webhook_deliveries_total{ {{- $sel }},outcome="failed"}[15m]))
+              /
+              sum by (namespace, service) (rate(webhook_deliveries_total{ {{- $sel }},outcome=~"delivered|failed"}[15m]))
+            ) > {{ .ratio }}
+            and
+            sum by (namespace, service) (increase(webhook_deliveries_total{ {{- $sel }},outcome="failed"}[15m])) >= {{ .minFailures | default 0 }}
           for: {{ .for }}
           labels:
             severity: {{ .severity }}
           annotations:
             summary: '{{ "{{" }} $value | humanizePercentage {{ "}}" }} of webhook deliveries fail'
-            description: Webhook deliveries from {{ $component }} fail far more than usual, across endpoints.
+            description: >-
+              More than {{ .ratio }} of {{ $component }}'s final webhook deliveries (over 15 min, cancelled
+              ones aside) failed after all their attempts, across endpoints.
             runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightWebhookFailureRatio") }}
         {{- end }}
         {{- end }}
-        {{- with $pr.planned.webhookEndpointsAutoDisabled }}
+        {{- with $pr.rules.webhookEndpointsAutoDisabled }}
         {{- if .enabled }}
         - alert: PreflightWebhookEndpointsAutoDisabled
-          expr: sum by (namespace, service) (increase({{ .metric }}{ {{- $sel }}}[1h])) > {{ .threshold }}
+          expr: sum by (namespace, service) (increase(webhook_endpoints_auto_disabled_total{ {{- $sel }}}[1h])) > {{ .threshold }}
           for: {{ .for }}
           labels:
             severity: {{ .severity }}
           annotations:
-            summary: '{{ "{{" }} $value {{ "}}" }} webhook endpoints were disabled automatically in the last hour'
-            description: Endpoints that kept failing were switched off; their owners stop receiving events.
+            summary: '{{ "{{" }} $value | humanize {{ "}}" }} webhook endpoints were disabled automatically in the last hour'
+            description: Endpoints whose deliveries kept failing were switched off by the webhook service; their owners stop receiving events until an operator re-enables them (POST /admin/v1/webhooks/:id/enable).
             runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightWebhookEndpointsAutoDisabled") }}
         {{- end }}
         {{- end }}
-        {{- with $pr.planned.deliveryBreakersOpen }}
+        {{- with $pr.rules.deliveryBreakersOpen }}
         {{- if .enabled }}
         - alert: PreflightDeliveryBreakersOpen
-          expr: sum by (namespace, service) ({{ .metric }}{ {{- $sel }}}) > {{ .threshold }}
+          expr: max by (namespace, service) (delivery_circuit_breakers_open{ {{- $sel }}}) > {{ .threshold }}
           for: {{ .for }}
           labels:
             severity: {{ .severity }}
           annotations:
-            summary: '{{ "{{" }} $value {{ "}}" }} delivery circuit breakers are open'
-            description: Many destinations fail at once, which points at our egress rather than at the receivers.
+            summary: '{{ "{{" }} $value {{ "}}" }} delivery circuit breakers are open (busiest replica)'
+            description: Many webhook endpoints fail at once, which points at our egress (NetworkPolicy, NAT, DNS) rather than at the receivers.
             runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightDeliveryBreakersOpen") }}
         {{- end }}
         {{- end }}
-        {{- with $pr.planned.webhookDeliveriesLate }}
+        {{- with $pr.rules.webhookDeliveriesLate }}
         {{- if .enabled }}
         - alert: PreflightWebhookDeliveriesLate
-          expr: max by (namespace, service) ({{ .metric }}{ {{- $sel }}}) > {{ .threshold }}
+          expr: max by (namespace, service) (webhook_deliveries_due_late{ {{- $sel }}}) > {{ .threshold }}
           for: {{ .for }}
           labels:
             severity: {{ .severity }}
           annotations:
             summary: '{{ "{{" }} $value {{ "}}" }} webhook deliveries are past their due time'
-            description: Deliveries (first attempts and retries) wait longer than scheduled; receivers get events late.
+            description: Deliveries (first attempts and retries) due more than 5 s ago have not been attempted; {{ $component }} does not keep up and receivers get events late.
             runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightWebhookDeliveriesLate") }}
         {{- end }}
         {{- end }}
