@@ -58,8 +58,14 @@ export async function enqueueEvent(trx: Kysely<any>, event: OutboxEvent): Promis
   if (!trx.isTransaction) throw new Error('enqueueEvent must run inside the transaction that changes the state');
   const id = event.id ?? randomUUID();
   const payload = Buffer.from(event.payload.buffer, event.payload.byteOffset, event.payload.byteLength);
-  await sql`insert into outbox (id, subject, type, payload, org_id) values (${id}, ${event.subject}, ${event.type}, ${payload}, ${event.orgId ?? null})`.execute(trx);
-  await sql`select pg_notify(current_schema() || '_outbox', '')`.execute(trx);
+  // One round trip: the row and the wake-up notification (delivered by Postgres at commit).
+  await sql`
+    with o as (
+      insert into outbox (id, subject, type, payload, org_id)
+      values (${id}, ${event.subject}, ${event.type}, ${payload}, ${event.orgId ?? null})
+      returning id
+    )
+    select pg_notify(current_schema() || '_outbox', '') from o`.execute(trx);
   return id;
 }
 

@@ -12,10 +12,9 @@ import { migrations as issueMigrations } from '../../../services/issue/src/migra
  * them (checked against kysely's compile() output):
  *
  *   begin
- *   nextSeqNumber      insert … on conflict do update … returning last_seq   (takes the campaign's row lock)
- *   the issue row      insert into issues … returning id, seq_number, created_at, revision
- *   appendHistory      insert into issue_history (null → New)
- *   enqueueIssueEvent  insert into outbox (IssueCreated, protobuf payload) + pg_notify
+ *   one statement      with seq (sequence upsert, takes the campaign's row lock), issue (insert …
+ *                      select from seq), history (null → New) select the new row
+ *   enqueueEvent       with o (insert into outbox, the IssueCreated payload) select pg_notify
  *   commit
  *
  * over the same pg pool settings (libs/db createDatabase), in a scratch schema built by the
@@ -23,14 +22,21 @@ import { migrations as issueMigrations } from '../../../services/issue/src/migra
  * caller headers, validation, the campaign-directory lookup, kysely, encoding the event, and
  * the outbox relay that publishes it afterwards. When createIssue() changes, change this.
  */
-const NEXT_SEQ_SQL =
-  'insert into "campaign_sequences" ("campaign_id", "last_seq") values ($1, $2) on conflict ("campaign_id") do update set "last_seq" = campaign_sequences.last_seq + 1 returning "last_seq"';
-const INSERT_ISSUE_SQL =
-  'insert into "issues" ("org_id", "campaign_id", "seq_number", "title", "description", "steps_to_reproduce", "expected_behavior", "actual_behavior", "severity", "severity_rank", "type", "status", "page_url", "page_title", "browser_name", "browser_version", "operating_system", "device_type", "screen_resolution", "screenshot_url", "tester_email", "reporter") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) returning "id", "seq_number", "created_at", "revision"';
-const INSERT_HISTORY_SQL = 'insert into "issue_history" ("issue_id", "from_status", "to_status", "reason") values ($1, $2, $3, $4)';
-// libs/bus enqueueEvent()
-const INSERT_OUTBOX_SQL = 'insert into outbox (id, subject, type, payload, org_id) values ($1, $2, $3, $4, $5)';
-const NOTIFY_SQL = "select pg_notify(current_schema() || '_outbox', '')";
+// services/issue createIssue(): sequence, issue and first history row in one statement.
+const CREATE_ISSUE_SQL = `with seq as (
+  insert into campaign_sequences (campaign_id, last_seq) values ($1, 1)
+  on conflict (campaign_id) do update set last_seq = campaign_sequences.last_seq + 1 returning last_seq
+), issue as (
+  insert into issues (org_id, campaign_id, seq_number, title, description, steps_to_reproduce, expected_behavior, actual_behavior, severity, severity_rank, type, status, page_url, page_title, browser_name, browser_version, operating_system, device_type, screen_resolution, screenshot_url, tester_email, reporter)
+  select $2, $3, seq.last_seq, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22 from seq
+  returning id, seq_number, created_at, revision
+), history as (
+  insert into issue_history (issue_id, from_status, to_status, reason) select id, null, 'New', null from issue
+)
+select id, seq_number from issue`;
+// libs/bus enqueueEvent(): the outbox row and its notification in one statement.
+const ENQUEUE_SQL = `with o as (insert into outbox (id, subject, type, payload, org_id) values ($1, $2, $3, $4, $5) returning id)
+select pg_notify(current_schema() || '_outbox', '') from o`;
 
 export interface RawCreateInput {
   title: string;
@@ -122,12 +128,11 @@ export async function startRawSqlBaseline(input: RawCreateInput, poolMax: number
       const client = await pool.connect();
       try {
         await client.query('begin');
-        const seq = await client.query<{ last_seq: number }>(NEXT_SEQ_SQL, [campaignId, 1]);
-        const issue = await client.query<{ id: string; seq_number: number }>(INSERT_ISSUE_SQL, issueValues(seq.rows[0]!.last_seq));
+        const values = issueValues(0);
+        values.splice(2, 1); // the sequence number comes from the statement itself
+        const issue = await client.query<{ id: string; seq_number: number }>(CREATE_ISSUE_SQL, [campaignId, ...values]);
         const row = issue.rows[0]!;
-        await client.query(INSERT_HISTORY_SQL, [row.id, null, 'New', null]);
-        await client.query(INSERT_OUTBOX_SQL, [randomUUID(), event.subject, event.type, payload, orgId]);
-        await client.query(NOTIFY_SQL, []);
+        await client.query(ENQUEUE_SQL, [randomUUID(), event.subject, event.type, payload, orgId]);
         await client.query('commit');
         return { id: row.id, seqNumber: row.seq_number };
       } catch (err) {

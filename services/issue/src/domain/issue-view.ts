@@ -1,9 +1,9 @@
 import type { IssueListQuery, IssuePage, PublicIssue, PublicIssueSummary } from '@preflight/contract';
 import type { IssueHistoryRow } from '../storage/issue-history.ts';
-import type { IssueDetailRow, IssueRow } from '../storage/issues.ts';
+import type { IssueDetailRow, IssueSummaryRow } from '../storage/issues.ts';
 
 /** Rows to the public shapes of public-api-v1.md section 2: every field present, null when unset. */
-export function toIssueSummary(row: IssueRow): PublicIssueSummary {
+export function toIssueSummary(row: IssueSummaryRow): PublicIssueSummary {
   return {
     id: row.id,
     seqNumber: row.seq_number,
@@ -17,7 +17,7 @@ export function toIssueSummary(row: IssueRow): PublicIssueSummary {
   };
 }
 
-export function toIssuePage(rows: IssueRow[], total: number, query: IssueListQuery): IssuePage {
+export function toIssuePage(rows: IssueSummaryRow[], total: number, query: IssueListQuery): IssuePage {
   return {
     items: rows.map(toIssueSummary),
     page: query.page,

@@ -1,13 +1,11 @@
-import type { Kysely, Selectable } from '@preflight/db';
+import { sql, type Kysely, type Selectable } from '@preflight/db';
 import { SEVERITY_RANK, type IssueSeverity, type IssueStatus } from '@preflight/contract';
 import { INITIAL_ISSUE_STATUS } from '../domain/issue-workflow.ts';
 import { issueCreatedEvent } from '../domain/issue-events.ts';
 import type { IssueFields } from '../domain/issue-fields.ts';
 import type { CampaignEntry } from './campaign-directory.ts';
-import { appendHistory } from './issue-history.ts';
 import { enqueueIssueEvent, type EventTarget } from './outbox.ts';
 import type { IssueDatabase, IssuesTable } from './schema.ts';
-import { nextSeqNumber } from './sequences.ts';
 
 export type IssueRow = Selectable<IssuesTable>;
 
@@ -31,36 +29,32 @@ export async function createIssue(
 ): Promise<{ id: string; seqNumber: number }> {
   const { campaign, fields, reporter } = input;
   return db.transaction().execute(async (trx) => {
-    const seqNumber = await nextSeqNumber(trx, campaign.campaignId);
-    const issue = await trx
-      .insertInto('issues')
-      .values({
-        org_id: campaign.orgId,
-        campaign_id: campaign.campaignId,
-        seq_number: seqNumber,
-        title: fields.title,
-        description: fields.description,
-        steps_to_reproduce: fields.stepsToReproduce,
-        expected_behavior: fields.expectedBehavior,
-        actual_behavior: fields.actualBehavior,
-        severity: fields.severity,
-        severity_rank: SEVERITY_RANK[fields.severity],
-        type: fields.type,
-        status: INITIAL_ISSUE_STATUS,
-        page_url: fields.pageUrl,
-        page_title: fields.pageTitle,
-        browser_name: fields.browserName,
-        browser_version: fields.browserVersion,
-        operating_system: fields.operatingSystem,
-        device_type: fields.deviceType,
-        screen_resolution: fields.screenResolution,
-        screenshot_url: fields.screenshotUrl,
-        tester_email: fields.testerEmail,
-        reporter,
-      })
-      .returning(['id', 'seq_number', 'created_at', 'revision'])
-      .executeTakeFirstOrThrow();
-    await appendHistory(trx, { issueId: issue.id, from: null, to: INITIAL_ISSUE_STATUS, reason: null });
+    // One statement, so the campaign's sequence-row lock (taken by the upsert, which is what
+    // keeps seqNumber gapless under concurrency) is held across as few round trips as possible.
+    const { rows } = await sql<{ id: string; seq_number: number; created_at: Date; revision: number }>`
+      with seq as (
+        insert into campaign_sequences (campaign_id, last_seq) values (${campaign.campaignId}, 1)
+        on conflict (campaign_id) do update set last_seq = campaign_sequences.last_seq + 1
+        returning last_seq
+      ), issue as (
+        insert into issues (
+          org_id, campaign_id, seq_number, title, description, steps_to_reproduce, expected_behavior,
+          actual_behavior, severity, severity_rank, type, status, page_url, page_title, browser_name,
+          browser_version, operating_system, device_type, screen_resolution, screenshot_url, tester_email, reporter
+        )
+        select ${campaign.orgId}, ${campaign.campaignId}, seq.last_seq, ${fields.title}, ${fields.description},
+          ${fields.stepsToReproduce}, ${fields.expectedBehavior}, ${fields.actualBehavior}, ${fields.severity},
+          ${SEVERITY_RANK[fields.severity]}, ${fields.type}, ${INITIAL_ISSUE_STATUS}, ${fields.pageUrl}, ${fields.pageTitle},
+          ${fields.browserName}, ${fields.browserVersion}, ${fields.operatingSystem}, ${fields.deviceType},
+          ${fields.screenResolution}, ${fields.screenshotUrl}, ${fields.testerEmail}, ${reporter}
+        from seq
+        returning id, seq_number, created_at, revision
+      ), history as (
+        insert into issue_history (issue_id, from_status, to_status, reason)
+        select id, null, ${INITIAL_ISSUE_STATUS}, null from issue
+      )
+      select id, seq_number, created_at, revision from issue`.execute(trx);
+    const issue = rows[0]!;
     const event = issueCreatedEvent({
       id: issue.id,
       orgId: campaign.orgId,
@@ -101,6 +95,10 @@ export async function findIssueDetail(
   return query.executeTakeFirst();
 }
 
+/** The columns a list entry shows (domain/issue-view.ts `toIssueSummary`), not the whole row. */
+export const ISSUE_SUMMARY_COLUMNS = ['id', 'seq_number', 'title', 'type', 'severity', 'status', 'assignee_name', 'page_url', 'created_at'] as const;
+export type IssueSummaryRow = Pick<IssueRow, (typeof ISSUE_SUMMARY_COLUMNS)[number]>;
+
 export interface IssueListFilter {
   campaignId: string;
   status?: IssueStatus | undefined;
@@ -113,13 +111,13 @@ export interface IssueListFilter {
  * One page of a campaign's issues, most severe first. seqNumber is unique per campaign, so the
  * order is total and consecutive pages neither overlap nor skip.
  */
-export async function listIssues(db: Kysely<IssueDatabase>, filter: IssueListFilter): Promise<{ rows: IssueRow[]; total: number }> {
+export async function listIssues(db: Kysely<IssueDatabase>, filter: IssueListFilter): Promise<{ rows: IssueSummaryRow[]; total: number }> {
   let base = db.selectFrom('issues').where('campaign_id', '=', filter.campaignId);
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.severity) base = base.where('severity', '=', filter.severity);
   const [rows, count] = await Promise.all([
     base
-      .selectAll()
+      .select(ISSUE_SUMMARY_COLUMNS)
       .orderBy('severity_rank')
       .orderBy('seq_number')
       .limit(filter.pageSize)
