@@ -39,6 +39,7 @@ const { values: args } = parseArgs({
   strict: true,
 });
 if (args.only === undefined || args.only === 'events') await (await import('./events/index.ts')).runEventsBench(args); // tests/bench/events: exits here with --only=events
+if (args.only === undefined || args.only === 'delivery') await (await import('./delivery/index.ts')).runDeliveryBench(args); // tests/bench/delivery: exits here with --only=delivery
 if (args.only !== undefined && args.only !== 'list' && args.only !== 'create') {
   console.error(`--only must be list or create, not ${args.only}`);
   process.exit(2);

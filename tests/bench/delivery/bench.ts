@@ -1,0 +1,620 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import { headers } from '@nats-io/nats-core';
+import { Agent, Pool, request } from 'undici';
+import { EVENT_TYPE_HEADER, ORG_ID_HEADER, connectNats } from '@preflight/bus';
+import { createEvent, encodeEvent, envelopesFor, toTimestamp } from '@preflight/events';
+import { createLogger } from '@preflight/log';
+import { TEST_NATS_URL } from '@preflight/testing';
+import { admin, call } from '../../support/client.ts';
+import { startSystem, type RunningSystem } from '../../support/system.ts';
+import { cpuMeter, settle, type CpuGroups, type CpuUsage } from '../lib/cpu.ts';
+import { machineFacts, type MachineFacts } from '../lib/machine.ts';
+import { openLoop, type OpenLoopResult } from '../lib/open-loop.ts';
+import { Samples, summarise, type LatencySummary } from '../lib/stats.ts';
+
+/**
+ * The delivery benchmark (issue "Webhooks: … the delivery service"): IssueCreated domain events
+ * published straight onto the system's stream (as the outbox relay does: Nats-Msg-Id, event
+ * type and Preflight-Org-Id headers) for one organisation with N webhooks pointing at loopback
+ * receivers (a worker thread of this process). Every service runs as its own process
+ * (tests/support/system.ts) with its production defaults. Latency is receiver arrival − the
+ * moment the event was built for publishing, both on the machine's monotonic clock.
+ */
+export interface DeliverySettings {
+  endpoints: number;
+  /** Open loop, events/s (deliveries/s = rate × endpoints). */
+  rate: number;
+  warmupS: number;
+  durationS: number;
+  /** Sustained phase: deliveries outstanding (published × endpoints − arrived) the publisher keeps the system fed with. */
+  feedWindow: number;
+  tpWarmupS: number;
+  tpDurationS: number;
+  /** Bounded waits for stragglers. */
+  drainTimeoutS: number;
+  logLevel: string;
+  cpuProfDir?: string | undefined;
+  serviceEnv: Record<string, string>;
+}
+
+export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
+  endpoints: 10,
+  rate: 100,
+  warmupS: 2,
+  durationS: 10,
+  feedWindow: 2_000,
+  tpWarmupS: 2,
+  tpDurationS: 10,
+  drainTimeoutS: 30,
+  logLevel: 'warn',
+  serviceEnv: {},
+};
+
+export const QUICK_DELIVERY_SETTINGS: Partial<DeliverySettings> = { warmupS: 0.5, durationS: 3, tpWarmupS: 0.5, tpDurationS: 3, drainTimeoutS: 20 };
+
+export interface LatencyPhase {
+  name: string;
+  label: string;
+  open: OpenLoopResult;
+  /** Publish → arrival, healthy receivers, measured events only, duplicates dropped. */
+  latency: LatencySummary;
+  /** The worst receiver's p99. */
+  worstReceiverP99: number;
+  expected: number;
+  arrived: number;
+  duplicates: number;
+  badSignatures: number;
+  cpu: CpuUsage | undefined;
+  settledS: number;
+}
+
+export interface ThroughputPhase {
+  name: string;
+  label: string;
+  concurrency: number;
+  windowS: number;
+  /** Arrivals at the receivers per second over the window. */
+  deliveredPerS: number;
+  /** Sustained (system) only: deliveries offered per second (published events × endpoints). */
+  offeredPerS?: number;
+  /** Published × endpoints − arrived, at the window's start and end, mean and max (sampled every 100 ms). */
+  outstandingStart?: number;
+  outstandingEnd?: number;
+  outstandingMean?: number;
+  outstandingMax?: number;
+  /** From the delivery service's /metrics at the window's end. */
+  pendingRowsEnd?: number;
+  consumerLagEnd?: number;
+  /** Seconds after publishing stopped until every delivery arrived; NaN when not within the drain timeout. */
+  drainS?: number;
+  bounded?: boolean;
+  /** Bare loop only: request → arrival. */
+  latency?: LatencySummary;
+  errors: number;
+  cpu: CpuUsage | undefined;
+  settledS: number;
+}
+
+export interface Check {
+  target: string;
+  measured: string;
+  threshold: string;
+  ratio: string;
+  pass: boolean;
+}
+
+export interface DeliveryReport {
+  settings: DeliverySettings;
+  machine: MachineFacts;
+  loadAtEnd: [number, number, number];
+  serviceSettings: Record<string, string>;
+  latency: LatencyPhase[];
+  throughput: ThroughputPhase[];
+  checks: Check[];
+}
+
+export type Cleanup = (fn: () => Promise<unknown>) => void;
+
+const log = (msg: string) => process.stderr.write(`[bench:delivery] ${msg}\n`);
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const nowNs = () => process.hrtime.bigint();
+
+interface ArrivalRecord {
+  r: number;
+  id: string;
+  phase: string;
+  seq: number;
+  publishedNs: string;
+  arrivedNs: string;
+  ok: boolean;
+}
+
+/** The receivers' worker thread. */
+class Receivers {
+  readonly counters = new Int32Array(new SharedArrayBuffer(8));
+  private worker!: Worker;
+  private nextId = 0;
+  private waiting = new Map<number, (msg: any) => void>();
+  healthyPorts: number[] = [];
+  hangingPorts: number[] = [];
+
+  async start(healthy: number, hanging: number): Promise<void> {
+    this.worker = new Worker(new URL('./receivers-worker.mjs', import.meta.url), { workerData: { healthy, hanging, counters: this.counters.buffer } });
+    const ready = new Promise<any>((resolve, reject) => {
+      this.worker.once('error', reject);
+      this.worker.on('message', (msg) => {
+        if (msg.type === 'listening') resolve(msg);
+        else this.waiting.get(msg.id)?.(msg);
+      });
+    });
+    const msg = await ready;
+    this.healthyPorts = msg.healthyPorts;
+    this.hangingPorts = msg.hangingPorts;
+  }
+  get arrivals(): number {
+    return Atomics.load(this.counters, 0);
+  }
+  get badSignatures(): number {
+    return Atomics.load(this.counters, 1);
+  }
+  setSecrets(secrets: string[]): void {
+    this.worker.postMessage({ type: 'secrets', secrets });
+  }
+  private ask(type: string): Promise<any> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, (m) => {
+        this.waiting.delete(id);
+        resolve(m);
+      });
+      this.worker.postMessage({ type, id });
+    });
+  }
+  async collect(): Promise<ArrivalRecord[]> {
+    return (await this.ask('collect')).records;
+  }
+  private closing: Promise<void> | undefined;
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.race([this.ask('close'), sleep(5_000)]);
+      await this.worker.terminate();
+    })();
+    return this.closing;
+  }
+}
+
+/** The same headers the delivery service sends (services/delivery README, "Headers"), computed per request. */
+function signedHeaders(secret: string, eventType: string, envelopeId: string, body: Buffer): Record<string, string> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  const key = Buffer.from(secret, 'base64');
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'Preflight-Webhooks/1.0',
+    'x-service-event': eventType,
+    'x-service-delivery': randomUUID(),
+    'x-service-signature': `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`,
+    'webhook-id': envelopeId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': `v1,${createHmac('sha256', key).update(`${envelopeId}.${timestamp}.`).update(body).digest('base64')}`,
+  };
+}
+
+function issueCreated(orgId: string, campaignId: string, phase: string, seq: number) {
+  return createEvent('IssueCreated', {
+    issueId: randomUUID(),
+    orgId,
+    campaignId,
+    seqNumber: seq,
+    title: `bench:${phase}:${seq}:${nowNs()}`,
+    severity: 'High',
+    type: 'Bug',
+    status: 'New',
+    pageUrl: 'https://shop.example.com/checkout',
+    reporter: 'API key bench',
+    createdAt: toTimestamp(new Date()),
+    revision: 1,
+  });
+}
+
+function metricValue(text: string, name: string): number {
+  let sum = NaN;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const rest = line.slice(name.length);
+    if (rest[0] !== ' ' && rest[0] !== '{') continue;
+    const v = Number(line.trim().split(/\s+/).at(-1));
+    sum = Number.isNaN(sum) ? v : sum + v;
+  }
+  return sum;
+}
+
+function ratio(a: number, b: number): number {
+  return b > 0 ? a / b : NaN;
+}
+
+export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Promise<DeliveryReport> {
+  const machine = machineFacts();
+  const perEndpoint = Number(s.serviceEnv.DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT ?? 4);
+  const workers = Number(s.serviceEnv.DELIVERY_WORKERS ?? 64);
+  const concurrency = Math.min(workers, perEndpoint * s.endpoints);
+
+  const receivers = new Receivers();
+  await receivers.start(s.endpoints, 1);
+  onCleanup(() => receivers.close());
+
+  const overrides: Record<string, string> = { LOG_LEVEL: s.logLevel, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...s.serviceEnv };
+  if (s.cpuProfDir) {
+    const preload = fileURLToPath(new URL('../lib/cpu-profile-preload.mjs', import.meta.url));
+    overrides.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(preload).href}`.trim();
+    overrides.BENCH_CPU_PROF_DIR = s.cpuProfDir;
+  }
+  log(`starting the system (${Object.entries(overrides).filter(([k]) => k !== 'NODE_OPTIONS').map(([k, v]) => `${k}=${v}`).join(', ')})`);
+  const sys: RunningSystem = await startSystem(overrides);
+  // Registered after the receivers: undone first, but the receivers' close goes first (below).
+  onCleanup(async () => {
+    await receivers.close();
+    await sys.stop();
+  });
+  const groups: CpuGroups = {
+    delivery: [sys.processes.delivery.child.pid ?? 0],
+    webhook: [sys.processes.webhook.child.pid ?? 0],
+    'other services': [sys.processes.gateway.child.pid ?? 0, sys.processes.issue.child.pid ?? 0, sys.processes.campaign.child.pid ?? 0],
+    harness: [process.pid],
+  };
+
+  const a = admin(sys);
+  const org = await a.createOrg('Delivery bench');
+  const orgId: string = org.id;
+  const campaignId = randomUUID();
+  const createWebhook = async (port: number, name: string) => {
+    const res = await call(sys, 'POST', `/admin/v1/organizations/${orgId}/webhooks`, {
+      token: sys.adminToken,
+      body: { url: `http://127.0.0.1:${port}/hooks/${name}`, events: ['IssueCreated'], name },
+    });
+    if (res.status !== 201) throw new Error(`creating webhook ${name} → ${res.status} ${res.text}`);
+    return res.body as { id: string; secret: string; url: string };
+  };
+  const hooks: Array<{ id: string; secret: string; url: string }> = [];
+  for (let i = 0; i < s.endpoints; i++) hooks.push(await createWebhook(receivers.healthyPorts[i]!, `healthy-${i}`));
+  receivers.setSecrets(hooks.map((h) => h.secret));
+  log(`org ${orgId}, ${hooks.length} webhooks → 127.0.0.1:${receivers.healthyPorts.join(',')}`);
+
+  const nc = await connectNats({ url: TEST_NATS_URL, name: 'bench-delivery-publisher', logger: createLogger('bench-delivery', { level: 'warn' }) });
+  onCleanup(() => nc.close());
+  const js: JetStreamClient = jetstream(nc);
+  const prefix = sys.env.EVENTS_SUBJECT_PREFIX!;
+  const publish = async (phase: string, seq: number): Promise<void> => {
+    const enc = encodeEvent(issueCreated(orgId, campaignId, phase, seq), prefix);
+    const h = headers();
+    h.set(EVENT_TYPE_HEADER, enc.type);
+    h.set(ORG_ID_HEADER, orgId);
+    await js.publish(enc.subject, enc.payload, { msgID: randomUUID(), headers: h, timeout: 5_000 });
+  };
+
+  const scrape = async () => {
+    try {
+      const res = await fetch(`${sys.serviceUrls.delivery}/metrics`);
+      const text = await res.text();
+      return { pending: metricValue(text, 'webhook_deliveries_pending'), lag: metricValue(text, 'consumer_lag') };
+    } catch {
+      return { pending: NaN, lag: NaN };
+    }
+  };
+
+  const quiesce = async () => {
+    const r = await settle(groups, { maxS: 30 });
+    if (r.waitedS > 3) log(`  waited ${r.waitedS.toFixed(0)} s for the system to go idle${r.settled ? '' : ' (it did not; measuring anyway)'}`);
+    return r.waitedS;
+  };
+
+  /** Waits (bounded) until the receivers have seen `target` arrivals in all. */
+  const waitArrivals = async (target: number, timeoutS: number): Promise<number> => {
+    const t0 = performance.now();
+    while (receivers.arrivals < target) {
+      if (performance.now() - t0 > timeoutS * 1000) return NaN;
+      await sleep(10);
+    }
+    return (performance.now() - t0) / 1000;
+  };
+
+  // Smoke: one event reaches every receiver (also warms the fan-out and the scheduler).
+  {
+    const before = receivers.arrivals;
+    await publish('smoke', 0);
+    if (Number.isNaN(await waitArrivals(before + s.endpoints, 30))) throw new Error(`the smoke event did not reach all ${s.endpoints} receivers within 30 s`);
+    await receivers.collect();
+    log('smoke event delivered to every receiver');
+  }
+
+  async function latencyPhase(name: string, label: string): Promise<LatencyPhase> {
+    const settledS = await quiesce();
+    log(`${label}: ${s.rate} events/s × ${s.endpoints} endpoints, ${s.warmupS} s warm-up + ${s.durationS} s`);
+    const warmupCount = Math.round(s.rate * s.warmupS);
+    let seq = 0;
+    let published = 0;
+    const failedMeasured = new Set<number>();
+    const bad0 = receivers.badSignatures;
+    const start = receivers.arrivals;
+    const meter = cpuMeter(groups);
+    await meter.prepare();
+    const open = await openLoop(
+      async () => {
+        const n = seq++;
+        try {
+          await publish(name, n);
+          published += 1;
+        } catch (err) {
+          if (n >= warmupCount) failedMeasured.add(n);
+          throw err;
+        }
+      },
+      {
+        rate: s.rate,
+        warmupS: s.warmupS,
+        durationS: s.durationS,
+        drainTimeoutS: 15,
+        window: {
+          start: () => meter.start(),
+          stop: () => undefined,
+        },
+      },
+    );
+    await waitArrivals(start + published * s.endpoints, s.drainTimeoutS);
+    meter.stop();
+    const records = (await receivers.collect()).filter((r) => r.phase === name && r.seq >= warmupCount);
+    const seen = new Set<string>();
+    const all = new Samples();
+    const perReceiver = Array.from({ length: s.endpoints }, () => new Samples());
+    let duplicates = 0;
+    for (const r of records) {
+      const key = `${r.r}:${r.id}`;
+      if (seen.has(key)) {
+        duplicates += 1;
+        continue;
+      }
+      seen.add(key);
+      const ms = Number(BigInt(r.arrivedNs) - BigInt(r.publishedNs)) / 1e6;
+      all.push(ms);
+      perReceiver[r.r]!.push(ms);
+    }
+    const measuredEvents = seq - warmupCount - failedMeasured.size;
+    const latency = summarise(all.values());
+    const worstReceiverP99 = Math.max(...perReceiver.map((p) => summarise(p.values()).p99).filter((v) => !Number.isNaN(v)));
+    const phase: LatencyPhase = {
+      name,
+      label,
+      open,
+      latency,
+      worstReceiverP99,
+      expected: measuredEvents * s.endpoints,
+      arrived: seen.size,
+      duplicates,
+      badSignatures: receivers.badSignatures - bad0,
+      cpu: meter.usage,
+      settledS,
+    };
+    log(`  p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms; ${phase.arrived}/${phase.expected} arrived${open.problems.length ? `; PROBLEMS: ${open.problems.join(', ')}` : ''}`);
+    return phase;
+  }
+
+  async function sustainedPhase(): Promise<ThroughputPhase> {
+    const settledS = await quiesce();
+    const name = 'sustained';
+    log(`sustained: publishing while fewer than ${s.feedWindow} deliveries are outstanding, ${s.tpWarmupS} s warm-up + ${s.tpDurationS} s`);
+    const E = s.endpoints;
+    const batch = 20;
+    const a0 = receivers.arrivals;
+    let published = 0;
+    let pending = 0;
+    let errors = 0;
+    let seq = 0;
+    const outstanding = () => (published + pending) * E - (receivers.arrivals - a0);
+    const meter = cpuMeter(groups);
+    await meter.prepare();
+    const t0 = performance.now();
+    const windowStart = t0 + s.tpWarmupS * 1000;
+    const windowEnd = windowStart + s.tpDurationS * 1000;
+    let started = false;
+    let aStart = 0;
+    let pubStart = 0;
+    let oStart = 0;
+    const samples = new Samples();
+    let lastSample = 0;
+    const inflight = new Set<Promise<void>>();
+    while (performance.now() < windowEnd) {
+      const now = performance.now();
+      if (!started && now >= windowStart) {
+        started = true;
+        meter.start();
+        aStart = receivers.arrivals;
+        pubStart = published + pending;
+        oStart = outstanding();
+      }
+      if (started && now - lastSample >= 100) {
+        samples.push(outstanding());
+        lastSample = now;
+      }
+      if (outstanding() + batch * E <= s.feedWindow && inflight.size < 8) {
+        for (let i = 0; i < batch; i++) {
+          pending += 1;
+          const p = publish(name, seq++).then(
+            () => {
+              pending -= 1;
+              published += 1;
+            },
+            () => {
+              pending -= 1;
+              errors += 1;
+            },
+          );
+          inflight.add(p);
+          void p.finally(() => inflight.delete(p));
+        }
+      } else {
+        await sleep(1);
+      }
+    }
+    const aEnd = receivers.arrivals;
+    const oEnd = outstanding();
+    const pubEnd = published + pending;
+    meter.stop();
+    const metrics = await scrape();
+    await Promise.allSettled([...inflight]);
+    const drainS = await waitArrivals(a0 + published * E, s.drainTimeoutS);
+    await receivers.collect();
+    const windowS = s.tpDurationS;
+    const o = summarise(samples.values());
+    const phase: ThroughputPhase = {
+      name,
+      label: `delivery service (fan-out, claim, sign, POST, record), feed window ${s.feedWindow.toLocaleString('en-US')}`,
+      concurrency,
+      windowS,
+      deliveredPerS: (aEnd - aStart) / windowS,
+      offeredPerS: ((pubEnd - pubStart) * E) / windowS,
+      outstandingStart: oStart,
+      outstandingEnd: oEnd,
+      outstandingMean: o.mean,
+      outstandingMax: o.max,
+      pendingRowsEnd: metrics.pending,
+      consumerLagEnd: metrics.lag,
+      drainS,
+      bounded: !Number.isNaN(drainS) && oEnd - oStart <= 0.1 * s.feedWindow,
+      errors,
+      cpu: meter.usage,
+      settledS,
+    };
+    log(`  ${Math.round(phase.deliveredPerS)}/s delivered (offered ${Math.round(phase.offeredPerS!)}/s), outstanding ${oStart} → ${oEnd}, pending rows ${metrics.pending}, consumer lag ${metrics.lag}, drained in ${drainS.toFixed(1)} s`);
+    return phase;
+  }
+
+  async function barePhase(keepAlive: boolean): Promise<ThroughputPhase> {
+    const settledS = await quiesce();
+    const name = keepAlive ? 'bare' : 'bare-noka';
+    const label = keepAlive
+      ? `bare undici POST loop, keep-alive (a Pool of ${perEndpoint} per endpoint)`
+      : 'bare undici POST loop, a new Agent per request (as the service does)';
+    log(`${label}: ${concurrency} in flight, ${s.tpWarmupS} s warm-up + ${s.tpDurationS} s`);
+    const E = s.endpoints;
+    const pools = receivers.healthyPorts.map((p) => new Pool(`http://127.0.0.1:${p}`, { connections: perEndpoint, pipelining: 1 }));
+    const meter = cpuMeter(groups);
+    await meter.prepare();
+    const t0 = performance.now();
+    const windowStart = t0 + s.tpWarmupS * 1000;
+    const windowEnd = windowStart + s.tpDurationS * 1000;
+    let aStart = NaN;
+    let errors = 0;
+    let seq = 0;
+    const lat = new Samples();
+    const windowTimer = setTimeout(() => {
+      meter.start();
+      aStart = receivers.arrivals;
+    }, s.tpWarmupS * 1000);
+    await Promise.all(
+      Array.from({ length: concurrency }, async (_, w) => {
+        const i = w % E;
+        const url = new URL(hooks[i]!.url);
+        while (performance.now() < windowEnd) {
+          const eventId = randomUUID();
+          const env = envelopesFor(eventId, issueCreated(orgId, campaignId, name, seq++))[0]!;
+          const body = Buffer.from(JSON.stringify(env), 'utf8');
+          const h = signedHeaders(hooks[i]!.secret, env.eventType, eventId, body);
+          const sent = performance.now();
+          let agent: Agent | undefined;
+          try {
+            if (keepAlive) {
+              const res = await pools[i]!.request({ path: url.pathname, method: 'POST', headers: h, body });
+              await res.body.dump();
+              if (res.statusCode !== 204) errors += 1;
+            } else {
+              agent = new Agent({ pipelining: 0 });
+              const res = await request(url, { method: 'POST', headers: h, body, dispatcher: agent });
+              await res.body.dump();
+              if (res.statusCode !== 204) errors += 1;
+            }
+            if (sent >= windowStart) lat.push(performance.now() - sent);
+          } catch {
+            errors += 1;
+          } finally {
+            if (agent) void agent.destroy().catch(() => undefined);
+          }
+        }
+      }),
+    );
+    clearTimeout(windowTimer);
+    const aEnd = receivers.arrivals;
+    meter.stop();
+    await Promise.all(pools.map((p) => p.close()));
+    await receivers.collect();
+    const phase: ThroughputPhase = {
+      name,
+      label,
+      concurrency,
+      windowS: s.tpDurationS,
+      deliveredPerS: (aEnd - aStart) / s.tpDurationS,
+      latency: summarise(lat.values()),
+      errors,
+      cpu: meter.usage,
+      settledS,
+    };
+    log(`  ${Math.round(phase.deliveredPerS)}/s at the receivers, p99 ${phase.latency!.p99.toFixed(2)} ms, ${errors} errors`);
+    return phase;
+  }
+
+  const latency: LatencyPhase[] = [];
+  const throughput: ThroughputPhase[] = [];
+  latency.push(await latencyPhase('healthy', `${s.endpoints} healthy endpoints`));
+  throughput.push(await sustainedPhase());
+  throughput.push(await barePhase(true));
+  throughput.push(await barePhase(false));
+  latency.push(await latencyPhase('control', `${s.endpoints} healthy endpoints again (control, just before the hanging run)`));
+  const hang = await createWebhook(receivers.hangingPorts[0]!, 'hanging');
+  log(`added webhook ${hang.id} → a receiver that never answers`);
+  latency.push(await latencyPhase('hanging', `${s.endpoints} healthy endpoints + 1 hanging endpoint`));
+
+  const [healthy, control, hanging] = latency as [LatencyPhase, LatencyPhase, LatencyPhase];
+  const [sustained, bare] = throughput as [ThroughputPhase, ThroughputPhase, ThroughputPhase];
+  const fmt = (v: number) => `${v.toFixed(1)} ms`;
+  const checks: Check[] = [
+    {
+      target: `event-to-receiver p99 ≤ 100 ms at ${s.rate * s.endpoints} deliveries/s`,
+      measured: fmt(healthy.latency.p99),
+      threshold: '≤ 100 ms',
+      ratio: `${(healthy.latency.p99 / 100).toFixed(2)}× of the limit`,
+      pass: healthy.latency.p99 <= 100 && healthy.arrived >= healthy.expected,
+    },
+    {
+      target: 'sustained deliveries/s ≥ 1,500 (backlog bounded)',
+      measured: `${Math.round(sustained.deliveredPerS)}/s${sustained.bounded ? '' : ', backlog NOT bounded'}`,
+      threshold: '≥ 1,500/s',
+      ratio: `${(sustained.deliveredPerS / 1500).toFixed(2)}× of the target`,
+      pass: sustained.deliveredPerS >= 1500 && sustained.bounded === true,
+    },
+    {
+      target: 'sustained ≥ 0.4× the bare keep-alive loop',
+      measured: `${Math.round(sustained.deliveredPerS)}/s vs ${Math.round(bare.deliveredPerS)}/s`,
+      threshold: '≥ 0.40×',
+      ratio: `${ratio(sustained.deliveredPerS, bare.deliveredPerS).toFixed(2)}×`,
+      pass: ratio(sustained.deliveredPerS, bare.deliveredPerS) >= 0.4,
+    },
+    {
+      target: 'healthy p99 beside a hanging endpoint ≤ 1.2× without (adjacent control run)',
+      measured: `${fmt(hanging.latency.p99)} vs ${fmt(control.latency.p99)} (run 1: ${fmt(healthy.latency.p99)}, ${ratio(hanging.latency.p99, healthy.latency.p99).toFixed(2)}×)`,
+      threshold: '≤ 1.20×',
+      ratio: `${ratio(hanging.latency.p99, control.latency.p99).toFixed(2)}×`,
+      pass: ratio(hanging.latency.p99, control.latency.p99) <= 1.2 && hanging.arrived >= hanging.expected,
+    },
+  ];
+  const serviceSettings: Record<string, string> = {
+    DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT: String(perEndpoint),
+    DELIVERY_WORKERS: String(workers),
+    DB_POOL_MAX: s.serviceEnv.DB_POOL_MAX ?? '10',
+    DELIVERY_ATTEMPT_TIMEOUT_MS: s.serviceEnv.DELIVERY_ATTEMPT_TIMEOUT_MS ?? '10000',
+    DELIVERY_RETRY_SCHEDULE_MS: s.serviceEnv.DELIVERY_RETRY_SCHEDULE_MS ?? '1000,5000',
+    LOG_LEVEL: s.logLevel,
+    ...s.serviceEnv,
+  };
+  return { settings: s, machine, loadAtEnd: machineFacts().loadAverage, serviceSettings, latency, throughput, checks };
+}

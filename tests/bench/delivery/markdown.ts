@@ -1,0 +1,87 @@
+import type { CpuUsage } from '../lib/cpu.ts';
+import { fmtMs, fmtRate, machineLine, table } from '../lib/report.ts';
+import type { DeliveryReport } from './bench.ts';
+
+const cores = (u: CpuUsage | undefined, g: string) => (u ? (u.seconds[g] ?? 0) / u.wallS : NaN);
+const fmtCores = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
+const CPU_GROUPS = ['delivery', 'webhook', 'postgres', 'harness', 'other services', 'other'];
+
+export function deliveryMarkdown(r: DeliveryReport, command: string, note: string | undefined, findings: string | undefined): string {
+  const s = r.settings;
+  const out: string[] = [];
+  out.push('## Delivery: domain event → webhook receiver');
+  out.push('');
+  out.push(
+    `\`${command}\` (tests/bench/delivery), ${r.machine.date}. IssueCreated domain events are published straight onto the system's stream ` +
+      `(as the outbox relay does: \`Nats-Msg-Id\`, event type and \`Preflight-Org-Id\` headers) for one organisation with ${s.endpoints} webhooks ` +
+      'on loopback receivers (a worker thread of the harness; each checks `X-Service-Signature` and answers 204). Every service runs as its own ' +
+      'process with its defaults (tests/support/system.ts). Latency = arrival at the receiver − the moment the event was built for publishing ' +
+      '(one monotonic clock), duplicates dropped, warm-up excluded.',
+  );
+  out.push('');
+  out.push(`Machine: ${machineLine(r.machine, [`load average ${r.machine.loadAverage.join(' / ')} at start, ${r.loadAtEnd.join(' / ')} at end`])}.`);
+  if (note) out.push(`\n> ${note}`);
+  out.push('');
+  out.push(`Service settings: ${Object.entries(r.serviceSettings).map(([k, v]) => `\`${k}=${v}\``).join(', ')}${s.cpuProfDir ? '; **services under the CPU profiler** (`--cpu-prof`)' : ''}.`);
+  out.push('');
+  out.push('### Targets');
+  out.push('');
+  out.push(table(['target', 'measured', 'threshold', 'ratio', ''], r.checks.map((c) => [c.target, c.measured, c.threshold, c.ratio, c.pass ? 'pass' : '**miss**'])));
+  out.push('');
+  out.push(`### Event → receiver latency (open loop, ${s.rate} events/s × ${s.endpoints} endpoints = ${(s.rate * s.endpoints).toLocaleString('en-US')} deliveries/s, ${s.warmupS} s warm-up + ${s.durationS} s)`);
+  out.push('');
+  out.push(
+    table(
+      ['run', 'p50', 'p90', 'p99', 'max', 'worst receiver p99', 'arrived / expected', 'dup.', 'publish → PubAck p99', 'publisher lag p99'],
+      r.latency.map((p) => [
+        p.label,
+        fmtMs(p.latency.p50),
+        fmtMs(p.latency.p90),
+        fmtMs(p.latency.p99),
+        fmtMs(p.latency.max),
+        fmtMs(p.worstReceiverP99),
+        `${p.arrived.toLocaleString('en-US')} / ${p.expected.toLocaleString('en-US')}`,
+        String(p.duplicates),
+        fmtMs(p.open.latency.p99),
+        fmtMs(p.open.sendLag.p99),
+      ]),
+    ),
+  );
+  out.push('');
+  out.push('### Throughput');
+  out.push('');
+  out.push(
+    table(
+      ['path', 'in flight', 'delivered/s at the receivers', 'details'],
+      r.throughput.map((t) => [
+        t.label,
+        String(t.concurrency),
+        fmtRate(t.deliveredPerS),
+        t.name === 'sustained'
+          ? `offered ${fmtRate(t.offeredPerS ?? NaN)}; outstanding ${t.outstandingStart} → ${t.outstandingEnd} (mean ${Math.round(t.outstandingMean ?? NaN)}, max ${t.outstandingMax}); at the end ${t.pendingRowsEnd} pending rows, consumer lag ${t.consumerLagEnd}; drained ${Number.isFinite(t.drainS) ? `in ${t.drainS!.toFixed(1)} s` : 'NOT within the timeout'}; backlog ${t.bounded ? 'bounded' : '**not bounded**'}; ${t.errors} publish errors`
+          : `request → answer p50 ${fmtMs(t.latency?.p50 ?? NaN)}, p99 ${fmtMs(t.latency?.p99 ?? NaN)}; ${t.errors} errors`,
+      ]),
+    ),
+  );
+  out.push('');
+  out.push(
+    `The service holds at most \`DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT\` × endpoints attempts in flight (capped by \`DELIVERY_WORKERS\`); the bare loops use the same number. ` +
+      'The sustained run publishes whenever fewer than the feed window of deliveries are outstanding (published × endpoints − arrived), so the system is never idle for want of work; ' +
+      '"bounded" = the outstanding count grew by less than 10 % of the window over the measured seconds and everything arrived after publishing stopped.',
+  );
+  out.push('');
+  out.push('### CPU (cores busy on average during each measured window)');
+  out.push('');
+  const rows = [
+    ...r.latency.map((p) => [p.label, ...CPU_GROUPS.map((g) => fmtCores(cores(p.cpu, g)))]),
+    ...r.throughput.map((t) => [t.label, ...CPU_GROUPS.map((g) => fmtCores(cores(t.cpu, g)))]),
+  ];
+  out.push(table(['window', ...CPU_GROUPS], rows));
+  out.push('');
+  out.push('`postgres` = the backends of the metered processes plus Postgres\'s background processes; `harness` = publisher, receivers (worker thread) and bare loops; `other` = everything else on the machine.');
+  if (findings) {
+    out.push('');
+    out.push(findings.trim());
+  }
+  return out.join('\n');
+}
