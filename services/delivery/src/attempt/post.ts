@@ -1,5 +1,5 @@
-import type { LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
+import type { PinnedAgents } from './agents.ts';
 import type { Target } from './target.ts';
 
 /** The first 2 KB of each response body are kept in the delivery log (spec 6.5 rule 7). */
@@ -16,14 +16,6 @@ export interface PostResult {
   unhealthy: boolean;
 }
 
-/** A lookup that answers the checked address whatever is asked: the connection is pinned. */
-function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  }) as unknown as LookupFunction;
-}
-
 /** UTF-8, best effort: invalid bytes become U+FFFD, a character cut at the limit is dropped. */
 function decodePrefix(bytes: Buffer): string {
   return new TextDecoder('utf-8', { fatal: false }).decode(bytes, { stream: true });
@@ -33,13 +25,8 @@ function decodePrefix(bytes: Buffer): string {
  * One POST of the stored body to the checked address. Redirects are never followed (a 3xx is a
  * failure). Connect, headers and the body are all bounded by `signal` (the attempt's deadline).
  */
-export async function post(url: URL, target: Extract<Target, { ok: true }>, body: Buffer, headers: Record<string, string>, opts: { signal: AbortSignal; timeoutMs: number }): Promise<PostResult> {
-  const agent = new Agent({
-    connect: { lookup: pinnedLookup(target.address, target.family), timeout: opts.timeoutMs },
-    headersTimeout: opts.timeoutMs,
-    bodyTimeout: opts.timeoutMs,
-    pipelining: 0,
-  });
+export async function post(url: URL, target: Extract<Target, { ok: true }>, body: Buffer, headers: Record<string, string>, opts: { signal: AbortSignal; timeoutMs: number; agents: PinnedAgents }): Promise<PostResult> {
+  const agent = opts.agents.for(target.address, target.family);
   let status: number | null = null;
   try {
     const res = await request(url, { method: 'POST', body, headers, dispatcher: agent, signal: opts.signal });
@@ -65,7 +52,5 @@ export async function post(url: URL, target: Extract<Target, { ok: true }>, body
     const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
     const code = e.code ?? e.cause?.code;
     return { statusCode: null, responseBody: null, error: `connection failed: ${code ? `${code} ` : ''}${e.cause?.message ?? e.message}`.trim(), delivered: false, unhealthy: true };
-  } finally {
-    void agent.destroy().catch(() => undefined);
   }
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { PinnedAgents } from '../attempt/agents.ts';
 import type { Kysely } from '@preflight/db';
 import type { Logger } from '@preflight/log';
 import { post, type PostResult } from '../attempt/post.ts';
@@ -55,6 +56,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   const log = opts.logger.child({ component: 'scheduler' });
   // A lease outlives any attempt (the endpoint lookup, then the attempt's own deadline).
   const leaseMs = opts.attemptTimeoutMs + 30_000;
+  const agents = new PinnedAgents(opts.attemptTimeoutMs);
   const sleeper = new Sleeper();
   const perEndpoint = new Map<string, number>();
   const running = new Set<Promise<void>>();
@@ -122,7 +124,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
         const body = Buffer.from(row.envelope, 'utf8');
         const headers = deliveryHeaders({ secret: endpoint.secret, eventType: row.event_type, envelopeId: row.event_id, attemptId, body });
         result = await opts.breakers.fire(row.endpoint_id, async () => {
-          const r = await post(url, target, body, headers, { signal: controller.signal, timeoutMs: opts.attemptTimeoutMs });
+          const r = await post(url, target, body, headers, { signal: controller.signal, timeoutMs: opts.attemptTimeoutMs, agents });
           if (r.unhealthy) throw new UnhealthyResult(r);
           return r;
         });
@@ -240,6 +242,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       stopping = true;
       sleeper.wake();
       await loop;
+      await agents.close();
     },
   };
 }
