@@ -3,7 +3,8 @@ import { nanos } from '@nats-io/nats-core';
 import { sql, type Kysely, type Migration, type Transaction } from 'kysely';
 import { Registry } from 'prom-client';
 import type { Logger } from '@preflight/log';
-import { Sleeper, counter, errorMessage, gauge, histogram } from './metrics.ts';
+import { counter, errorMessage, gauge, histogram } from './metrics.ts';
+import { Sleeper } from './sleeper.ts';
 import { EVENT_TYPE_HEADER, ORG_ID_HEADER } from './outbox.ts';
 
 /**

@@ -12,3 +12,4 @@ export {
 } from './outbox.ts';
 export { inboxMigration, startConsumer, type ConsumedEvent, type EventHandler, type ConsumerOptions, type RunningConsumer } from './consumer.ts';
 export { eventsConfigShape, eventStreamOptions, DUPLICATE_WINDOW_MS, type EventsConfig } from './events-config.ts';
+export { Sleeper } from './sleeper.ts';

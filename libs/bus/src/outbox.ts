@@ -5,7 +5,8 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import pg from 'pg';
 import { Registry } from 'prom-client';
 import type { Logger } from '@preflight/log';
-import { Sleeper, counter, errorMessage, gauge } from './metrics.ts';
+import { counter, errorMessage, gauge } from './metrics.ts';
+import { Sleeper } from './sleeper.ts';
 
 /** Headers every relayed message carries besides `Nats-Msg-Id` (= the event id). */
 export const EVENT_TYPE_HEADER = 'Preflight-Event-Type';

@@ -4,7 +4,7 @@ import type { WebhookClient } from '../clients/webhook-client.ts';
 import { reportNextOutcome } from '../storage/deliveries.ts';
 import type { DeliveryDatabase } from '../storage/schema.ts';
 import type { DeliveryMetrics } from './metrics.ts';
-import { Sleeper } from './sleeper.ts';
+import { Sleeper } from '@preflight/bus';
 
 /** The webhook service disables an endpoint at this many consecutive failed deliveries (spec 6.5 rule 5). */
 export const AUTO_DISABLE_AFTER = 5;

@@ -11,7 +11,7 @@ import { claimDue, msUntilNextDue, recordAttempt, releaseLease, type ClaimedDeli
 import type { AttemptOutcome, DeliveryDatabase } from '../storage/schema.ts';
 import { BreakerOpen, UnhealthyResult, type Breakers } from './breakers.ts';
 import type { DeliveryMetrics } from './metrics.ts';
-import { Sleeper } from './sleeper.ts';
+import { Sleeper } from '@preflight/bus';
 
 export interface SchedulerOptions {
   db: Kysely<DeliveryDatabase>;

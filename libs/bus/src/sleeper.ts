@@ -1,9 +1,10 @@
-/** A wait that `wake()` cuts short (a wake with nobody waiting makes the next wait return at once). */
+/** A sleep that `stop()` cuts short. */
 export class Sleeper {
   #timer: NodeJS.Timeout | undefined;
   #resolve: (() => void) | undefined;
   #pending = false;
 
+  /** Waits `ms`, or less if `wake()` is called meanwhile (or was called since the last wait). */
   wait(ms: number): Promise<void> {
     if (this.#pending) {
       this.#pending = false;
