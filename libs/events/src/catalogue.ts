@@ -6,6 +6,8 @@ import {
   CampaignCreatedSchema,
   CampaignLaunchedSchema,
   CampaignStatusChangedSchema,
+  ReportSealedSchema,
+  TesterCompletedSchema,
 } from './gen/preflight/campaign/v1/events_pb.ts';
 import { IssueAssignedSchema, IssueCreatedSchema, IssueStatusChangedSchema } from './gen/preflight/issue/v1/events_pb.ts';
 import type { CampaignStatus } from './enums.ts';
@@ -34,6 +36,8 @@ export const DOMAIN_EVENTS = {
   CampaignLaunched: { owner: 'campaign', name: 'launched', schema: CampaignLaunchedSchema },
   CampaignClosed: { owner: 'campaign', name: 'closed', schema: CampaignClosedSchema },
   CampaignStatusChanged: { owner: 'campaign', name: 'status_changed', schema: CampaignStatusChangedSchema },
+  ReportSealed: { owner: 'campaign', name: 'report_sealed', schema: ReportSealedSchema },
+  TesterCompleted: { owner: 'campaign', name: 'tester_completed', schema: TesterCompletedSchema },
   IssueCreated: { owner: 'issue', name: 'created', schema: IssueCreatedSchema },
   IssueStatusChanged: { owner: 'issue', name: 'status_changed', schema: IssueStatusChangedSchema },
   IssueAssigned: { owner: 'issue', name: 'assigned', schema: IssueAssignedSchema },

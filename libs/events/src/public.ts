@@ -1,4 +1,4 @@
-import { DOMAIN_EVENTS, fromTimestamp, createEvent, toTimestamp, type DomainEvent, type DomainEventKind, type DomainEventMessage } from './catalogue.ts';
+import { fromTimestamp, createEvent, toTimestamp, type DomainEvent, type DomainEventKind, type DomainEventMessage } from './catalogue.ts';
 import type { Timestamp } from '@bufbuild/protobuf/wkt';
 import { EMITTED_EVENT_TYPES, ISSUE_STATUSES, RESERVED_EVENT_TYPES, type IssueStatus } from '@preflight/contract';
 
@@ -78,6 +78,41 @@ const TO_PUBLIC = {
   CampaignClosed: campaignEvent('CampaignClosed'),
   // Pausing and resuming have no public event.
   CampaignStatusChanged: () => [],
+  ReportSealed: (m) => [
+    {
+      eventType: 'ReportSealed',
+      occurredAt: at(m.occurredAt),
+      data: {
+        campaignId: m.campaignId,
+        name: nul(m.name),
+        siteId: m.siteId,
+        siteName: nul(m.siteName),
+        sealState: m.sealState,
+        signedCount: m.signedCount,
+        waivedCount: m.waivedCount,
+        requiredCount: m.requiredCount,
+        gate: m.gate,
+        readinessLevel: m.readinessLevel,
+        sealedVersion: m.sealedVersion,
+        signedBy: [...m.signedBy],
+        decision: m.decision,
+      },
+    },
+  ],
+  TesterCompleted: (m) => [
+    {
+      eventType: 'TesterCompleted',
+      occurredAt: at(m.occurredAt),
+      data: {
+        campaignId: m.campaignId,
+        campaignName: nul(m.campaignName),
+        campaignTesterId: m.campaignTesterId,
+        testerName: nul(m.testerName),
+        verdict: nul(m.verdict),
+        issuesReported: m.issuesReported,
+      },
+    },
+  ],
   IssueCreated: (m) => [
     {
       eventType: 'IssueCreated',
@@ -169,15 +204,15 @@ const campaignChange = (kind: 'CampaignLaunched' | 'CampaignClosed', oldStatus: 
   createEvent(kind, { campaignId: SAMPLE.campaignId, orgId: SAMPLE.orgId, name: SAMPLE.campaignName, oldStatus, status, occurredAt: ts });
 
 /**
- * A representative source for each public event: a sample domain event where one exists (so
- * the sample goes through `toPublicEvents` exactly like a real delivery), or the data itself
- * for events whose domain events do not exist yet.
+ * A representative domain event for each public event: the sample goes through
+ * `toPublicEvents` exactly like a real delivery.
  */
 const SAMPLE_SOURCES = {
   CampaignLaunched: campaignChange('CampaignLaunched', 'Draft', 'Active'),
   CampaignClosed: campaignChange('CampaignClosed', 'Active', 'Closed'),
-  ReportSealed: {
+  ReportSealed: createEvent('ReportSealed', {
     campaignId: SAMPLE.campaignId,
+    orgId: SAMPLE.orgId,
     name: SAMPLE.campaignName,
     siteId: SAMPLE.siteId,
     siteName: 'shop.example.com',
@@ -189,16 +224,19 @@ const SAMPLE_SOURCES = {
     readinessLevel: 'ReadyWithIssues',
     sealedVersion: 4,
     signedBy: ['Dana Product', 'Lee QA'],
-    decision: 'Launch',
-  },
-  TesterCompleted: {
+    decision: 'approve',
+    occurredAt: ts,
+  }),
+  TesterCompleted: createEvent('TesterCompleted', {
     campaignId: SAMPLE.campaignId,
+    orgId: SAMPLE.orgId,
     campaignName: SAMPLE.campaignName,
     campaignTesterId: 'e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b',
     testerName: 'Sam Tester',
     verdict: 'Pass',
     issuesReported: 3,
-  },
+    occurredAt: ts,
+  }),
   IssueCreated: createEvent('IssueCreated', {
     issueId: SAMPLE.issueId,
     orgId: SAMPLE.orgId,
@@ -217,10 +255,7 @@ const SAMPLE_SOURCES = {
   IssueClosed: issueChange('RetestFixed', 'Closed', 'Verified in production'),
   RetestRequested: issueChange('Fixed', 'RetestRequested', 'Fix deployed to staging'),
   RetestCompleted: issueChange('RetestRequested', 'RetestFixed', 'Works now'),
-} satisfies Record<PublicEventName, DomainEvent | Record<string, unknown>>;
-
-const isDomainEvent = (v: unknown): v is DomainEvent =>
-  typeof v === 'object' && v !== null && 'kind' in v && 'message' in v && Object.hasOwn(DOMAIN_EVENTS, (v as { kind: string }).kind);
+} satisfies Record<PublicEventName, DomainEvent>;
 
 /**
  * A representative envelope for a public event, built by the same code as real deliveries;
@@ -228,9 +263,7 @@ const isDomainEvent = (v: unknown): v is DomainEvent =>
  */
 export function sampleEnvelope(eventType: string): PublicEnvelope | undefined {
   if (!isPublicEvent(eventType)) return undefined;
-  const source = SAMPLE_SOURCES[eventType];
-  if (!isDomainEvent(source)) return buildEnvelope({ id: SAMPLE.eventId, eventType, occurredAt: SAMPLE.occurredAt, data: source });
-  const envelope = envelopesFor(SAMPLE.eventId, source).find((e) => e.eventType === eventType);
+  const envelope = envelopesFor(SAMPLE.eventId, SAMPLE_SOURCES[eventType]).find((e) => e.eventType === eventType);
   if (!envelope) throw new Error(`sample of ${eventType} does not map to ${eventType}`);
   return envelope;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EVENT_DATA_FIELDS } from '@preflight/contract';
 import {
   CAMPAIGN_STATUSES,
   DOMAIN_EVENTS,
@@ -108,6 +109,74 @@ describe('public events', () => {
     expect(toPublicEvents(closed)[0]).toMatchObject({ eventType: 'CampaignClosed', data: { name: null, status: 'Closed' } });
   });
 
+  it('maps ReportSealed with every data field of spec 6.2, null for absent optionals', () => {
+    const sealed = createEvent('ReportSealed', {
+      campaignId: ids.campaignId,
+      orgId: ids.orgId,
+      name: 'Spring',
+      siteId: ids.issueId,
+      siteName: 'Shop',
+      sealState: 'sealed',
+      signedCount: 1,
+      waivedCount: 1,
+      requiredCount: 2,
+      gate: 'cleared',
+      readinessLevel: 'ReadyWithIssues',
+      sealedVersion: 3,
+      signedBy: ['Dana'],
+      decision: 'approve',
+      occurredAt: toTimestamp(at),
+    });
+    expect(subjectOf('ReportSealed', 'p')).toBe('p.campaign.report_sealed');
+    const decoded = decodeEvent(encodeEvent(sealed).type, encodeEvent(sealed).payload);
+    expect(toPublicEvents(decoded)).toEqual([
+      {
+        eventType: 'ReportSealed',
+        occurredAt: at,
+        data: {
+          campaignId: ids.campaignId,
+          name: 'Spring',
+          siteId: ids.issueId,
+          siteName: 'Shop',
+          sealState: 'sealed',
+          signedCount: 1,
+          waivedCount: 1,
+          requiredCount: 2,
+          gate: 'cleared',
+          readinessLevel: 'ReadyWithIssues',
+          sealedVersion: 3,
+          signedBy: ['Dana'],
+          decision: 'approve',
+        },
+      },
+    ]);
+    const bare = createEvent('ReportSealed', { campaignId: ids.campaignId, orgId: ids.orgId, siteId: ids.issueId, sealState: 'sealed', decision: 'reject' });
+    expect(toPublicEvents(bare)[0]?.data).toMatchObject({ name: null, siteName: null, signedBy: [], signedCount: 0, decision: 'reject' });
+  });
+
+  it('maps TesterCompleted with every data field of spec 6.2', () => {
+    const done = createEvent('TesterCompleted', {
+      campaignId: ids.campaignId,
+      orgId: ids.orgId,
+      campaignName: 'Spring',
+      campaignTesterId: ids.issueId,
+      testerName: 'Sam',
+      verdict: 'Pass',
+      issuesReported: 2,
+      occurredAt: toTimestamp(at),
+    });
+    expect(subjectOf('TesterCompleted')).toBe('preflight.campaign.tester_completed');
+    const [env] = envelopesFor('evt-2', decodeEvent('TesterCompleted', encodeEvent(done).payload));
+    expect(env).toEqual({
+      id: 'evt-2',
+      eventType: 'TesterCompleted',
+      occurredAt: at.toISOString(),
+      data: { campaignId: ids.campaignId, campaignName: 'Spring', campaignTesterId: ids.issueId, testerName: 'Sam', verdict: 'Pass', issuesReported: 2 },
+    });
+    const noVerdict = createEvent('TesterCompleted', { campaignId: ids.campaignId, orgId: ids.orgId, campaignTesterId: ids.issueId, testerName: 'Sam' });
+    expect(toPublicEvents(noVerdict)[0]?.data).toMatchObject({ campaignName: null, verdict: null, issuesReported: 0 });
+  });
+
   it('emits nothing for reserved or internal-only domain events', () => {
     expect(toPublicEvents(createEvent('CampaignCreated', { campaignId: ids.campaignId, orgId: ids.orgId, siteId: ids.orgId, status: 'Draft' }))).toEqual([]);
     expect(toPublicEvents(createEvent('CampaignStatusChanged', { campaignId: ids.campaignId, orgId: ids.orgId, oldStatus: 'Active', status: 'Paused' }))).toEqual([]);
@@ -132,7 +201,12 @@ describe('public events', () => {
       'campaignId', 'name', 'siteId', 'siteName', 'sealState', 'signedCount', 'waivedCount', 'requiredCount', 'gate', 'readinessLevel', 'sealedVersion', 'signedBy', 'decision',
     ]);
     expect(Object.keys(sampleEnvelope('TesterCompleted')?.data ?? {})).toEqual(['campaignId', 'campaignName', 'campaignTesterId', 'testerName', 'verdict', 'issuesReported']);
+    // Both are built from a sample domain event through toPublicEvents, like real deliveries.
+    expect(sampleEnvelope('ReportSealed')?.data).toMatchObject({ sealState: 'sealed', decision: 'approve', signedBy: ['Dana Product', 'Lee QA'], sealedVersion: 4 });
+    expect(sampleEnvelope('TesterCompleted')?.data).toMatchObject({ verdict: 'Pass', issuesReported: 3 });
     expect(Object.keys(sampleEnvelope('RetestCompleted')?.data ?? {})).toEqual(['issueId', 'campaignId', 'title', 'oldStatus', 'newStatus', 'reason']);
+    // Every sample (a domain event through toPublicEvents) carries exactly the contract's fields.
+    for (const name of PUBLIC_EVENTS) expect(Object.keys(sampleEnvelope(name)?.data ?? {}), name).toEqual([...EVENT_DATA_FIELDS[name]]);
     expect(sampleEnvelope('CampaignCreated')).toBeUndefined();
     expect(sampleEnvelope('Nope')).toBeUndefined();
   });

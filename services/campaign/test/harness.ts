@@ -21,6 +21,7 @@ export interface TestService {
   get(path: string, as?: Caller): Promise<Response>;
   post(path: string, body: unknown, as?: Caller): Promise<Response>;
   put(path: string, body: unknown, as?: Caller): Promise<Response>;
+  delete(path: string, as?: Caller): Promise<Response>;
   stop(): Promise<void>;
 }
 
@@ -57,6 +58,7 @@ export async function startTestService(label: string): Promise<TestService> {
     get: (path, as) => fetch(`${service.url}${path}`, { headers: headers(as) }),
     post: send('POST'),
     put: send('PUT'),
+    delete: (path, as) => fetch(`${service.url}${path}`, { method: 'DELETE', headers: headers(as) }),
     stop: async () => {
       await service.shutdown();
       await dropSchemas([schema]);

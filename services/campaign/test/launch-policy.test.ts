@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LAUNCH_POLICY, evaluateLaunchPolicy, isOpenStatus, policyProblem, type IssueCount } from '../src/domain/launch-policy.ts';
+import { DEFAULT_LAUNCH_POLICY, evaluateLaunchPolicy, isOpenStatus, policyProblem, sealDecision, type IssueCount } from '../src/domain/launch-policy.ts';
 
 const open = (severity: IssueCount['severity'], count = 1): IssueCount => ({ severity, status: 'New', count });
 const closed = (severity: IssueCount['severity'], status = 'Closed'): IssueCount => ({ severity, status, count: 1 });
@@ -21,10 +21,23 @@ describe('evaluateLaunchPolicy (default policy)', () => {
     });
   }
 
-  it('awaits sign-offs when some are missing and nothing blocks the launch', () => {
-    expect(evaluateLaunchPolicy(DEFAULT_LAUNCH_POLICY, [], { missing: 1 })).toEqual({ readinessLevel: 'ReadyToLaunch', gate: 'awaiting-signoff' });
-    expect(evaluateLaunchPolicy(DEFAULT_LAUNCH_POLICY, [open('Low')], { missing: 2 })).toEqual({ readinessLevel: 'ReadyWithIssues', gate: 'awaiting-signoff' });
-    expect(evaluateLaunchPolicy(DEFAULT_LAUNCH_POLICY, [open('High')], { missing: 1 })).toEqual({ readinessLevel: 'AtRisk', gate: 'not-cleared' });
+  it('folds in the sign-offs: awaiting until sealed, cleared only by an approved seal of a launchable level', () => {
+    const signers = (seal: null | 'approve' | 'reject') => ({ required: 2, seal: seal && { decision: seal } });
+    expect(evaluateLaunchPolicy(DEFAULT_LAUNCH_POLICY, [], signers(null))).toEqual({ readinessLevel: 'ReadyToLaunch', gate: 'awaiting-signoff' });
+    expect(evaluateLaunchPolicy(DEFAULT_LAUNCH_POLICY, [open('Low')], signers(null))).toEqual({ readinessLevel: 'ReadyWithIssues', gate: 'awaiting-signoff' });
+    expect(evaluateLaunchPolicy(DEFAULT_LAUNCH_POLICY, [open('Low')], signers('approve'))).toEqual({ readinessLevel: 'ReadyWithIssues', gate: 'cleared' });
+    expect(evaluateLaunchPolicy(DEFAULT_LAUNCH_POLICY, [], signers('approve'))).toEqual({ readinessLevel: 'ReadyToLaunch', gate: 'cleared' });
+    expect(evaluateLaunchPolicy(DEFAULT_LAUNCH_POLICY, [open('Low')], signers('reject'))).toEqual({ readinessLevel: 'ReadyWithIssues', gate: 'not-cleared' });
+    expect(evaluateLaunchPolicy(DEFAULT_LAUNCH_POLICY, [open('High')], signers(null))).toEqual({ readinessLevel: 'AtRisk', gate: 'not-cleared' });
+    expect(evaluateLaunchPolicy(DEFAULT_LAUNCH_POLICY, [open('Critical')], signers('approve'))).toEqual({ readinessLevel: 'DoNotLaunch', gate: 'not-cleared' });
+    // No signer: as without sign-offs.
+    expect(evaluateLaunchPolicy(DEFAULT_LAUNCH_POLICY, [open('Low')], { required: 0, seal: null }).gate).toBe('cleared');
+  });
+
+  it('decides a seal: approve only when every stamp approves; waivers do not vote', () => {
+    expect(sealDecision([{ decision: 'approve' }, { decision: 'approve' }])).toBe('approve');
+    expect(sealDecision([{ decision: 'approve' }, { decision: 'reject' }])).toBe('reject');
+    expect(sealDecision([])).toBe('approve');
   });
 });
 

@@ -17,11 +17,19 @@ export function issueStateOf(event: DomainEvent): IssueState | undefined {
   switch (event.kind) {
     case 'IssueCreated': {
       const m = event.message;
-      return { issueId: m.issueId, campaignId: m.campaignId, orgId: m.orgId || null, severity: m.severity ?? null, status: m.status, revision: m.revision };
+      return {
+        issueId: m.issueId,
+        campaignId: m.campaignId,
+        orgId: m.orgId || null,
+        severity: m.severity ?? null,
+        status: m.status,
+        revision: m.revision,
+        testerEmail: m.testerEmail ?? null,
+      };
     }
     case 'IssueStatusChanged': {
       const m = event.message;
-      return { issueId: m.issueId, campaignId: m.campaignId, orgId: m.orgId || null, severity: m.severity ?? null, status: m.newStatus, revision: m.revision };
+      return { issueId: m.issueId, campaignId: m.campaignId, orgId: m.orgId || null, severity: m.severity ?? null, status: m.newStatus, revision: m.revision, testerEmail: null };
     }
     // The assignee does not bear on readiness; campaign events never reach this consumer.
     case 'IssueAssigned':
@@ -29,6 +37,8 @@ export function issueStateOf(event: DomainEvent): IssueState | undefined {
     case 'CampaignLaunched':
     case 'CampaignClosed':
     case 'CampaignStatusChanged':
+    case 'ReportSealed':
+    case 'TesterCompleted':
       return undefined;
     default: {
       const unreachable: never = event;
@@ -57,10 +67,12 @@ export function readinessHandler(deps: { prefix: string; logger: Logger; metrics
       log.debug({ eventId: consumed.id, issueId: state.issueId, revision: state.revision }, 'stale or repeated issue revision; nothing changed');
       return;
     }
-    const recompute = await recomputeReadiness(trx, state.campaignId);
+    const recompute = await recomputeReadiness(trx, state.campaignId, { prefix: deps.prefix });
     deps.metrics.readinessRecomputed.inc({ trigger: 'event', outcome: recompute.outcome });
     if (recompute.outcome === 'changed') {
-      log.info({ campaignId: state.campaignId, ...recompute.verdict, eventId: consumed.id }, 'readiness changed');
+      log.info({ campaignId: state.campaignId, ...recompute.verdict, reportVersion: recompute.report.version, eventId: consumed.id }, 'readiness changed');
+    } else if (recompute.outcome === 'unchanged' && recompute.report.newVersion) {
+      log.debug({ campaignId: state.campaignId, reportVersion: recompute.report.version, eventId: consumed.id }, 'new report version');
     }
   };
 }

@@ -78,10 +78,18 @@ export interface IssueCount {
   count: number;
 }
 
+/** The sign-offs as far as the gate is concerned (storage/readiness.ts works them out). */
 export interface SignOffState {
-  /** Required sign-offs not yet given. Sign-offs do not exist yet: always 0 today. */
-  missing: number;
+  /** Required signers: every signer of the campaign. 0 leaves the gate to the level alone. */
+  required: number;
+  /** The seal of the current report version, or null while it is open. */
+  seal: { decision: SignOffDecision } | null;
 }
+
+export type SignOffDecision = 'approve' | 'reject';
+
+/** Nothing to sign: the gate follows the level alone. */
+export const NO_SIGNOFFS: SignOffState = { required: 0, seal: null };
 
 export interface Verdict {
   readinessLevel: ReadinessLevel;
@@ -91,25 +99,48 @@ export interface Verdict {
 /** The verdict of a campaign with no issues and nothing to sign: what a new campaign starts with. */
 export const INITIAL_VERDICT: Verdict = { readinessLevel: 'ReadyToLaunch', gate: 'cleared' };
 
-/**
- * The verdict: DoNotLaunch when more than `doNotLaunch.maxOpen` open issues are at or above
- * `doNotLaunch.minSeverity`; else AtRisk likewise; else ReadyWithIssues when any issue is open;
- * else ReadyToLaunch. The gate is not-cleared for a blocking level, awaiting-signoff while
- * required sign-offs are missing, cleared otherwise.
- */
-export function evaluateLaunchPolicy(policy: LaunchPolicy, issues: readonly IssueCount[], signOffs: SignOffState = { missing: 0 }): Verdict {
+/** The readiness level alone: DoNotLaunch, AtRisk, ReadyWithIssues or ReadyToLaunch. */
+export function readinessLevelOf(policy: LaunchPolicy, issues: readonly IssueCount[]): ReadinessLevel {
   const open = issues.filter((i) => i.count > 0 && isOpenStatus(i.status));
   const openAtOrAbove = (threshold: IssueSeverity) =>
     open.reduce((n, i) => (i.severity !== null && atLeastAsSevere(i.severity, threshold) ? n + i.count : n), 0);
+  if (openAtOrAbove(policy.doNotLaunch.minSeverity) > policy.doNotLaunch.maxOpen) return 'DoNotLaunch';
+  if (openAtOrAbove(policy.atRisk.minSeverity) > policy.atRisk.maxOpen) return 'AtRisk';
+  if (open.length > 0) return 'ReadyWithIssues';
+  return 'ReadyToLaunch';
+}
 
-  let readinessLevel: ReadinessLevel;
-  if (openAtOrAbove(policy.doNotLaunch.minSeverity) > policy.doNotLaunch.maxOpen) readinessLevel = 'DoNotLaunch';
-  else if (openAtOrAbove(policy.atRisk.minSeverity) > policy.atRisk.maxOpen) readinessLevel = 'AtRisk';
-  else if (open.length > 0) readinessLevel = 'ReadyWithIssues';
-  else readinessLevel = 'ReadyToLaunch';
+/**
+ * The gate: not-cleared for a blocking level whatever the sign-offs; with no signer, cleared;
+ * with signers, awaiting-signoff while the current report version is not sealed, cleared once
+ * it is sealed with the decision approve, not-cleared when it is sealed with reject.
+ */
+export function gateOf(level: ReadinessLevel, signOffs: SignOffState = NO_SIGNOFFS): Gate {
+  if (GATE_OF_LEVEL[level] === 'blocked') return 'not-cleared';
+  if (signOffs.required === 0) return 'cleared';
+  if (!signOffs.seal) return 'awaiting-signoff';
+  return signOffs.seal.decision === 'approve' ? 'cleared' : 'not-cleared';
+}
 
-  const gate: Gate = GATE_OF_LEVEL[readinessLevel] === 'blocked' ? 'not-cleared' : signOffs.missing > 0 ? 'awaiting-signoff' : 'cleared';
-  return { readinessLevel, gate };
+/**
+ * The verdict: DoNotLaunch when more than `doNotLaunch.maxOpen` open issues are at or above
+ * `doNotLaunch.minSeverity`; else AtRisk likewise; else ReadyWithIssues when any issue is open;
+ * else ReadyToLaunch. The gate is `gateOf` the level and the sign-offs.
+ */
+export function evaluateLaunchPolicy(policy: LaunchPolicy, issues: readonly IssueCount[], signOffs: SignOffState = NO_SIGNOFFS): Verdict {
+  const readinessLevel = readinessLevelOf(policy, issues);
+  return { readinessLevel, gate: gateOf(readinessLevel, signOffs) };
+}
+
+/** The statuses that close an issue (not open): the complement of `isOpenStatus` among the known ones. */
+export const CLOSED_STATUSES = (Object.keys(ISSUE_IS_OPEN) as IssueStatus[]).filter((s) => !ISSUE_IS_OPEN[s]);
+
+/**
+ * The decision of a sealed report version: approve only if every stamp on it approves, else
+ * reject. Waivers do not vote, so a version sealed by waivers alone is approved.
+ */
+export function sealDecision(stamps: readonly { decision: SignOffDecision }[]): SignOffDecision {
+  return stamps.every((s) => s.decision === 'approve') ? 'approve' : 'reject';
 }
 
 /**

@@ -8,7 +8,10 @@ import { registerListCampaigns } from './list-campaigns.ts';
 import { registerListOrganizationCampaigns } from './list-organization-campaigns.ts';
 import { registerListSites } from './list-sites.ts';
 import { registerPutCampaignPolicy } from './put-campaign-policy.ts';
+import { registerAddStamp, registerAddWaiver, registerGetReport } from './report.ts';
 import type { RegisterRoute } from './route.ts';
+import { registerAddSigner, registerListSigners, registerRemoveSigner } from './signers.ts';
+import { registerCompleteTask, registerCreateTask, registerCreateTester } from './testers.ts';
 
 export const routes: readonly RegisterRoute[] = [
   // Public API (an API key, confined to its organisation).
@@ -22,6 +25,15 @@ export const routes: readonly RegisterRoute[] = [
   registerChangeCampaignStatus,
   registerGetCampaignPolicy,
   registerPutCampaignPolicy,
+  registerAddSigner,
+  registerListSigners,
+  registerRemoveSigner,
+  registerGetReport,
+  registerAddStamp,
+  registerAddWaiver,
+  registerCreateTask,
+  registerCreateTester,
+  registerCompleteTask,
   // Internal, for other services.
   registerGetInternalCampaign,
 ];

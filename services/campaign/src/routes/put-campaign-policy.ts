@@ -33,12 +33,12 @@ export const LaunchPolicySchema = z
  * with the policy. Unknown properties, missing fields, bad severities, negative or fractional
  * counts and an AtRisk threshold more severe than the DoNotLaunch one are 422.
  */
-export const registerPutCampaignPolicy: RegisterRoute = (app, { db, metrics }) => {
+export const registerPutCampaignPolicy: RegisterRoute = (app, { db, events, metrics }) => {
   app.put('/admin/v1/campaigns/:id/policy', async (req, res) => {
     requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
     const policy = parseBody(LaunchPolicySchema, req.body);
-    const replaced = await replacePolicy(db, id, policy);
+    const replaced = await replacePolicy(db, id, policy, events);
     if (!replaced) throw notFound('campaign', id);
     metrics.readinessRecomputed.inc({ trigger: 'policy', outcome: replaced.recompute.outcome });
     sendJson(req, res, 200, replaced.policy);

@@ -8,6 +8,11 @@ export interface CampaignDatabase {
   campaign_status_history: CampaignStatusHistoryTable;
   issue_projection: IssueProjectionTable;
   launch_policies: LaunchPoliciesTable;
+  campaign_signers: CampaignSignersTable;
+  report_entries: ReportEntriesTable;
+  campaign_tasks: CampaignTasksTable;
+  campaign_testers: CampaignTestersTable;
+  tester_task_completions: TesterTaskCompletionsTable;
 }
 
 export interface SitesTable {
@@ -28,9 +33,23 @@ export interface CampaignsTable {
   // since migration 0002 (the columns stay nullable publicly).
   readiness_level: ReadinessLevel;
   gate: Gate;
+  // The readiness report (storage/report.ts): its current version, md5 of its sorted open
+  // issue ids (how a change of the open set is noticed), and the seal of the current version.
+  report_version: Generated<number>;
+  report_open_digest: Generated<string>;
+  seal_state: Generated<SealState>;
+  sealed_version: number | null;
+  seal_decision: SignOffDecision | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
+
+/** `open`: the current version is not sealed (yet, or any more); `sealed`: it is. */
+export type SealState = 'open' | 'sealed';
+export type SignOffDecision = 'approve' | 'reject';
+export type ReportEntryKind = 'stamp' | 'waiver';
+/** Invited: no task done yet; Started: some; Completed: every required task (once, for good). */
+export type TesterStatus = 'Invited' | 'Started' | 'Completed';
 
 export interface CampaignStatusHistoryTable {
   id: Generated<string>;
@@ -49,6 +68,8 @@ export interface IssueProjectionTable {
   severity: string | null;
   status: string;
   revision: number;
+  /** From IssueCreated (status changes do not carry it); counts a tester's reported issues. */
+  tester_email: string | null;
   updated_at: Generated<Date>;
 }
 
@@ -62,6 +83,60 @@ export interface LaunchPoliciesTable {
   updated_at: Generated<Date>;
 }
 
+/** A required signer of a campaign's readiness report. */
+export interface CampaignSignersTable {
+  id: Generated<string>;
+  campaign_id: string;
+  name: string;
+  email: string;
+  created_at: Generated<Date>;
+}
+
+/** A signer's stamp (with a decision) or waiver (without) on one report version. */
+export interface ReportEntriesTable {
+  id: Generated<string>;
+  campaign_id: string;
+  signer_id: string;
+  version: number;
+  kind: ReportEntryKind;
+  decision: SignOffDecision | null;
+  note: string | null;
+  at: Generated<Date>;
+}
+
+export interface CampaignTasksTable {
+  id: Generated<string>;
+  campaign_id: string;
+  title: string;
+  required: boolean;
+  created_at: Generated<Date>;
+}
+
+export interface CampaignTestersTable {
+  id: Generated<string>;
+  campaign_id: string;
+  name: string;
+  email: string;
+  preview: boolean;
+  status: Generated<TesterStatus>;
+  /** The latest verdict given with a completion, if any. */
+  verdict: string | null;
+  /** When every required task was done (and TesterCompleted emitted, unless preview). */
+  completed_at: Date | null;
+  created_at: Generated<Date>;
+}
+
+export interface TesterTaskCompletionsTable {
+  campaign_tester_id: string;
+  task_id: string;
+  verdict: string | null;
+  completed_at: Generated<Date>;
+}
+
 export type SiteRow = Selectable<SitesTable>;
+export type SignerRow = Selectable<CampaignSignersTable>;
+export type ReportEntryRow = Selectable<ReportEntriesTable>;
+export type TaskRow = Selectable<CampaignTasksTable>;
+export type TesterRow = Selectable<CampaignTestersTable>;
 /** A campaign joined with its site's name: what every read of a campaign returns. */
 export type CampaignRow = Selectable<CampaignsTable> & { site_name: string };

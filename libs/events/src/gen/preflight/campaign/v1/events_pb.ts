@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file preflight/campaign/v1/events.proto.
  */
 export const file_preflight_campaign_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiJwcmVmbGlnaHQvY2FtcGFpZ24vdjEvZXZlbnRzLnByb3RvEhVwcmVmbGlnaHQuY2FtcGFpZ24udjEiyQEKD0NhbXBhaWduQ3JlYXRlZBITCgtjYW1wYWlnbl9pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDwoHc2l0ZV9pZBgDIAEoCRIWCglzaXRlX25hbWUYBCABKAlIAIgBARIRCgRuYW1lGAUgASgJSAGIAQESDgoGc3RhdHVzGAYgASgJEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgwKCl9zaXRlX25hbWVCBwoFX25hbWUiyAEKEENhbXBhaWduTGF1bmNoZWQSEwoLY2FtcGFpZ25faWQYASABKAkSDgoGb3JnX2lkGAIgASgJEhEKBG5hbWUYAyABKAlIAIgBARIOCgZzdGF0dXMYBCABKAkSEgoKb2xkX3N0YXR1cxgFIAEoCRITCgZyZWFzb24YBiABKAlIAYgBARIvCgtvY2N1cnJlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX25hbWVCCQoHX3JlYXNvbiLGAQoOQ2FtcGFpZ25DbG9zZWQSEwoLY2FtcGFpZ25faWQYASABKAkSDgoGb3JnX2lkGAIgASgJEhEKBG5hbWUYAyABKAlIAIgBARIOCgZzdGF0dXMYBCABKAkSEgoKb2xkX3N0YXR1cxgFIAEoCRITCgZyZWFzb24YBiABKAlIAYgBARIvCgtvY2N1cnJlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX25hbWVCCQoHX3JlYXNvbiLNAQoVQ2FtcGFpZ25TdGF0dXNDaGFuZ2VkEhMKC2NhbXBhaWduX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIRCgRuYW1lGAMgASgJSACIAQESDgoGc3RhdHVzGAQgASgJEhIKCm9sZF9zdGF0dXMYBSABKAkSEwoGcmVhc29uGAYgASgJSAGIAQESLwoLb2NjdXJyZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBV9uYW1lQgkKB19yZWFzb25iBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CiJwcmVmbGlnaHQvY2FtcGFpZ24vdjEvZXZlbnRzLnByb3RvEhVwcmVmbGlnaHQuY2FtcGFpZ24udjEiyQEKD0NhbXBhaWduQ3JlYXRlZBITCgtjYW1wYWlnbl9pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDwoHc2l0ZV9pZBgDIAEoCRIWCglzaXRlX25hbWUYBCABKAlIAIgBARIRCgRuYW1lGAUgASgJSAGIAQESDgoGc3RhdHVzGAYgASgJEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgwKCl9zaXRlX25hbWVCBwoFX25hbWUiyAEKEENhbXBhaWduTGF1bmNoZWQSEwoLY2FtcGFpZ25faWQYASABKAkSDgoGb3JnX2lkGAIgASgJEhEKBG5hbWUYAyABKAlIAIgBARIOCgZzdGF0dXMYBCABKAkSEgoKb2xkX3N0YXR1cxgFIAEoCRITCgZyZWFzb24YBiABKAlIAYgBARIvCgtvY2N1cnJlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX25hbWVCCQoHX3JlYXNvbiLGAQoOQ2FtcGFpZ25DbG9zZWQSEwoLY2FtcGFpZ25faWQYASABKAkSDgoGb3JnX2lkGAIgASgJEhEKBG5hbWUYAyABKAlIAIgBARIOCgZzdGF0dXMYBCABKAkSEgoKb2xkX3N0YXR1cxgFIAEoCRITCgZyZWFzb24YBiABKAlIAYgBARIvCgtvY2N1cnJlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX25hbWVCCQoHX3JlYXNvbiLNAQoVQ2FtcGFpZ25TdGF0dXNDaGFuZ2VkEhMKC2NhbXBhaWduX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIRCgRuYW1lGAMgASgJSACIAQESDgoGc3RhdHVzGAQgASgJEhIKCm9sZF9zdGF0dXMYBSABKAkSEwoGcmVhc29uGAYgASgJSAGIAQESLwoLb2NjdXJyZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBV9uYW1lQgkKB19yZWFzb24i8wIKDFJlcG9ydFNlYWxlZBITCgtjYW1wYWlnbl9pZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSEQoEbmFtZRgDIAEoCUgAiAEBEg8KB3NpdGVfaWQYBCABKAkSFgoJc2l0ZV9uYW1lGAUgASgJSAGIAQESEgoKc2VhbF9zdGF0ZRgGIAEoCRIUCgxzaWduZWRfY291bnQYByABKAUSFAoMd2FpdmVkX2NvdW50GAggASgFEhYKDnJlcXVpcmVkX2NvdW50GAkgASgFEgwKBGdhdGUYCiABKAkSFwoPcmVhZGluZXNzX2xldmVsGAsgASgJEhYKDnNlYWxlZF92ZXJzaW9uGAwgASgFEhEKCXNpZ25lZF9ieRgNIAMoCRIQCghkZWNpc2lvbhgOIAEoCRIvCgtvY2N1cnJlZF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX25hbWVCDAoKX3NpdGVfbmFtZSKWAgoPVGVzdGVyQ29tcGxldGVkEhMKC2NhbXBhaWduX2lkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIaCg1jYW1wYWlnbl9uYW1lGAMgASgJSACIAQESGgoSY2FtcGFpZ25fdGVzdGVyX2lkGAQgASgJEhgKC3Rlc3Rlcl9uYW1lGAUgASgJSAGIAQESFAoHdmVyZGljdBgGIAEoCUgCiAEBEhcKD2lzc3Vlc19yZXBvcnRlZBgHIAEoBRIvCgtvY2N1cnJlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCEAoOX2NhbXBhaWduX25hbWVCDgoMX3Rlc3Rlcl9uYW1lQgoKCF92ZXJkaWN0YgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * A campaign was created (status Draft, or whatever it was created with).
@@ -223,4 +223,163 @@ export type CampaignStatusChanged = Message<"preflight.campaign.v1.CampaignStatu
  */
 export const CampaignStatusChangedSchema: GenMessage<CampaignStatusChanged> = /*@__PURE__*/
   messageDesc(file_preflight_campaign_v1_events, 3);
+
+/**
+ * The readiness report was sealed: every required signer (each signer of the campaign) stamped
+ * or was waived on one and the same report version. Counts, gate and readiness level are those
+ * of the moment of sealing (the gate with the seal folded in). docs/readiness.md.
+ *
+ * @generated from message preflight.campaign.v1.ReportSealed
+ */
+export type ReportSealed = Message<"preflight.campaign.v1.ReportSealed"> & {
+  /**
+   * @generated from field: string campaign_id = 1;
+   */
+  campaignId: string;
+
+  /**
+   * @generated from field: string org_id = 2;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: optional string name = 3;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: string site_id = 4;
+   */
+  siteId: string;
+
+  /**
+   * @generated from field: optional string site_name = 5;
+   */
+  siteName?: string | undefined;
+
+  /**
+   * sealed.
+   *
+   * @generated from field: string seal_state = 6;
+   */
+  sealState: string;
+
+  /**
+   * @generated from field: int32 signed_count = 7;
+   */
+  signedCount: number;
+
+  /**
+   * @generated from field: int32 waived_count = 8;
+   */
+  waivedCount: number;
+
+  /**
+   * @generated from field: int32 required_count = 9;
+   */
+  requiredCount: number;
+
+  /**
+   * cleared or not-cleared (public-api-v1.md 2.1).
+   *
+   * @generated from field: string gate = 10;
+   */
+  gate: string;
+
+  /**
+   * ReadyToLaunch, ReadyWithIssues, AtRisk or DoNotLaunch.
+   *
+   * @generated from field: string readiness_level = 11;
+   */
+  readinessLevel: string;
+
+  /**
+   * @generated from field: int32 sealed_version = 12;
+   */
+  sealedVersion: number;
+
+  /**
+   * Names of the signers who stamped (approved or rejected) the sealed version, in stamp order.
+   *
+   * @generated from field: repeated string signed_by = 13;
+   */
+  signedBy: string[];
+
+  /**
+   * approve when every stamp on the version approves (waivers do not vote), else reject.
+   *
+   * @generated from field: string decision = 14;
+   */
+  decision: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 15;
+   */
+  occurredAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message preflight.campaign.v1.ReportSealed.
+ * Use `create(ReportSealedSchema)` to create a new message.
+ */
+export const ReportSealedSchema: GenMessage<ReportSealed> = /*@__PURE__*/
+  messageDesc(file_preflight_campaign_v1_events, 4);
+
+/**
+ * A non-preview tester completed every required task of a campaign. Emitted once per tester.
+ *
+ * @generated from message preflight.campaign.v1.TesterCompleted
+ */
+export type TesterCompleted = Message<"preflight.campaign.v1.TesterCompleted"> & {
+  /**
+   * @generated from field: string campaign_id = 1;
+   */
+  campaignId: string;
+
+  /**
+   * @generated from field: string org_id = 2;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: optional string campaign_name = 3;
+   */
+  campaignName?: string | undefined;
+
+  /**
+   * @generated from field: string campaign_tester_id = 4;
+   */
+  campaignTesterId: string;
+
+  /**
+   * @generated from field: optional string tester_name = 5;
+   */
+  testerName?: string | undefined;
+
+  /**
+   * The verdict of the completing call, else the tester's latest one; absent when none given.
+   *
+   * @generated from field: optional string verdict = 6;
+   */
+  verdict?: string | undefined;
+
+  /**
+   * Issues of the campaign whose tester e-mail is the tester's (case-insensitive).
+   *
+   * @generated from field: int32 issues_reported = 7;
+   */
+  issuesReported: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 8;
+   */
+  occurredAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message preflight.campaign.v1.TesterCompleted.
+ * Use `create(TesterCompletedSchema)` to create a new message.
+ */
+export const TesterCompletedSchema: GenMessage<TesterCompleted> = /*@__PURE__*/
+  messageDesc(file_preflight_campaign_v1_events, 5);
 

@@ -1,0 +1,164 @@
+import { sql, type Kysely } from '@preflight/db';
+import type { SignOffDecision } from '../domain/launch-policy.ts';
+import type { EventTarget } from './campaign-changes.ts';
+import { recomputeReadiness, type Recompute } from './readiness.ts';
+import type { CampaignDatabase, ReportEntryKind, ReportEntryRow, SealState, SignerRow } from './schema.ts';
+
+/*
+ * The readiness report's signers and entries (docs/readiness.md, "Launch sign-off"). Every
+ * change locks the campaign row, writes, then recomputes the report and the gate in the same
+ * transaction (recomputeReadiness), which seals the current version and enqueues ReportSealed
+ * when the last signer is in.
+ */
+
+async function lockCampaign(trx: Kysely<CampaignDatabase>, campaignId: string) {
+  return trx.selectFrom('campaigns').select(['id', 'report_version']).where('id', '=', campaignId).forUpdate().executeTakeFirst();
+}
+
+function settled(recompute: Recompute): asserts recompute is Exclude<Recompute, { outcome: 'missing' }> {
+  if (recompute.outcome === 'missing') throw new Error('campaign vanished inside its own transaction');
+}
+
+export type AddSigner = { outcome: 'not_found' } | { outcome: 'duplicate' } | { outcome: 'created'; signer: SignerRow };
+
+/** Adds a (required) signer. A sealed report is unsealed until the new signer is in too. */
+export async function addSigner(
+  db: Kysely<CampaignDatabase>,
+  input: { campaignId: string; name: string; email: string },
+  events: EventTarget,
+): Promise<AddSigner> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await lockCampaign(trx, input.campaignId))) return { outcome: 'not_found' } as const;
+    const same = await trx
+      .selectFrom('campaign_signers')
+      .select('id')
+      .where('campaign_id', '=', input.campaignId)
+      .where(sql`lower(email)`, '=', input.email.toLowerCase())
+      .executeTakeFirst();
+    if (same) return { outcome: 'duplicate' } as const;
+    const signer = await trx
+      .insertInto('campaign_signers')
+      .values({ campaign_id: input.campaignId, name: input.name, email: input.email })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    settled(await recomputeReadiness(trx, input.campaignId, events));
+    return { outcome: 'created', signer } as const;
+  });
+}
+
+/** A campaign's signers, oldest first; undefined when the campaign does not exist. */
+export async function listSigners(db: Kysely<CampaignDatabase>, campaignId: string): Promise<SignerRow[] | undefined> {
+  const campaign = await db.selectFrom('campaigns').select('id').where('id', '=', campaignId).executeTakeFirst();
+  if (!campaign) return undefined;
+  return db.selectFrom('campaign_signers').selectAll().where('campaign_id', '=', campaignId).orderBy('created_at').orderBy('id').execute();
+}
+
+/**
+ * Removes a signer and its entries. The remaining signers may now all be in on the current
+ * version, which seals it; with no signer left the gate is the level's alone.
+ */
+export async function removeSigner(
+  db: Kysely<CampaignDatabase>,
+  input: { campaignId: string; signerId: string },
+  events: EventTarget,
+): Promise<'not_found_campaign' | 'not_found_signer' | 'removed'> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await lockCampaign(trx, input.campaignId))) return 'not_found_campaign';
+    const removed = await trx
+      .deleteFrom('campaign_signers')
+      .where('id', '=', input.signerId)
+      .where('campaign_id', '=', input.campaignId)
+      .executeTakeFirst();
+    if (removed.numDeletedRows === 0n) return 'not_found_signer';
+    settled(await recomputeReadiness(trx, input.campaignId, events));
+    return 'removed';
+  });
+}
+
+export type AddEntry =
+  | { outcome: 'not_found' }
+  | { outcome: 'unknown_signer' }
+  | { outcome: 'stale'; current: number }
+  | { outcome: 'duplicate'; current: number }
+  | { outcome: 'created'; entry: ReportEntryRow };
+
+/**
+ * A stamp (`decision` set) or a waiver (`decision` null) of one signer on the current version.
+ * A version other than the current one is `stale`; a second entry of a signer on one version
+ * is a `duplicate` (a version's entries are final). Recomputes the report, which may seal it.
+ */
+export async function addEntry(
+  db: Kysely<CampaignDatabase>,
+  input: { campaignId: string; signerId: string; version: number; kind: ReportEntryKind; decision: SignOffDecision | null; note: string | null },
+  events: EventTarget,
+): Promise<AddEntry> {
+  return db.transaction().execute(async (trx) => {
+    const campaign = await lockCampaign(trx, input.campaignId);
+    if (!campaign) return { outcome: 'not_found' } as const;
+    const signer = await trx
+      .selectFrom('campaign_signers')
+      .select('id')
+      .where('id', '=', input.signerId)
+      .where('campaign_id', '=', input.campaignId)
+      .executeTakeFirst();
+    if (!signer) return { outcome: 'unknown_signer' } as const;
+    if (input.version !== campaign.report_version) return { outcome: 'stale', current: campaign.report_version } as const;
+    const entry = await trx
+      .insertInto('report_entries')
+      .values({
+        campaign_id: input.campaignId,
+        signer_id: input.signerId,
+        version: input.version,
+        kind: input.kind,
+        decision: input.decision,
+        note: input.note,
+      })
+      .onConflict((oc) => oc.columns(['signer_id', 'version']).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (!entry) return { outcome: 'duplicate', current: campaign.report_version } as const;
+    settled(await recomputeReadiness(trx, input.campaignId, events));
+    return { outcome: 'created', entry } as const;
+  });
+}
+
+export interface ReportView {
+  version: number;
+  readinessLevel: string;
+  gate: string;
+  sealState: SealState;
+  sealedVersion: number | null;
+  requiredCount: number;
+  signedCount: number;
+  waivedCount: number;
+  entries: ReportEntryRow[];
+}
+
+/** The report as stored: counts are of the current version, entries of every version (oldest first). */
+export async function getReport(db: Kysely<CampaignDatabase>, campaignId: string): Promise<ReportView | undefined> {
+  // One snapshot: the version, the seal and the entries agree with each other.
+  return db.transaction().setIsolationLevel('repeatable read').execute((trx) => readReport(trx, campaignId));
+}
+
+async function readReport(db: Kysely<CampaignDatabase>, campaignId: string): Promise<ReportView | undefined> {
+  const campaign = await db
+    .selectFrom('campaigns')
+    .select(['readiness_level', 'gate', 'report_version', 'seal_state', 'sealed_version'])
+    .where('id', '=', campaignId)
+    .executeTakeFirst();
+  if (!campaign) return undefined;
+  const signers = await db.selectFrom('campaign_signers').select((eb) => eb.fn.countAll<string>().as('n')).where('campaign_id', '=', campaignId).executeTakeFirstOrThrow();
+  const entries = await db.selectFrom('report_entries').selectAll().where('campaign_id', '=', campaignId).orderBy('at').orderBy('id').execute();
+  const current = entries.filter((e) => e.version === campaign.report_version);
+  return {
+    version: campaign.report_version,
+    readinessLevel: campaign.readiness_level,
+    gate: campaign.gate,
+    sealState: campaign.seal_state,
+    sealedVersion: campaign.sealed_version,
+    requiredCount: Number(signers.n),
+    signedCount: current.filter((e) => e.kind === 'stamp').length,
+    waivedCount: current.filter((e) => e.kind === 'waiver').length,
+    entries,
+  };
+}

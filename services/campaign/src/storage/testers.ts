@@ -1,0 +1,155 @@
+import { enqueueEvent } from '@preflight/bus';
+import { sql, type Kysely } from '@preflight/db';
+import { createEvent, encodeEvent, toTimestamp } from '@preflight/events';
+import type { EventTarget } from './campaign-changes.ts';
+import type { CampaignDatabase, TaskRow, TesterRow } from './schema.ts';
+
+/*
+ * Tasks, testers and task completions (README "Testers"). A tester completes when every
+ * required task of its campaign is done: once, for good (a required task added later does not
+ * take it back). A non-preview tester's completion enqueues TesterCompleted in the same
+ * transaction; a preview tester's never does.
+ */
+
+export async function createTask(
+  db: Kysely<CampaignDatabase>,
+  input: { campaignId: string; title: string; required: boolean },
+): Promise<TaskRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const campaign = await trx.selectFrom('campaigns').select('id').where('id', '=', input.campaignId).executeTakeFirst();
+    if (!campaign) return undefined;
+    return trx
+      .insertInto('campaign_tasks')
+      .values({ campaign_id: input.campaignId, title: input.title, required: input.required })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+export async function createTester(
+  db: Kysely<CampaignDatabase>,
+  input: { campaignId: string; name: string; email: string; preview: boolean },
+): Promise<TesterRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const campaign = await trx.selectFrom('campaigns').select('id').where('id', '=', input.campaignId).executeTakeFirst();
+    if (!campaign) return undefined;
+    return trx
+      .insertInto('campaign_testers')
+      .values({ campaign_id: input.campaignId, name: input.name, email: input.email, preview: input.preview })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}
+
+export interface CompletedTask {
+  taskId: string;
+  title: string;
+  required: boolean;
+  verdict: string | null;
+  completedAt: Date;
+}
+
+export type CompleteTask =
+  | { outcome: 'tester_not_found' }
+  | { outcome: 'task_not_found' }
+  | { outcome: 'done'; tester: TesterRow; tasks: CompletedTask[]; completedNow: boolean };
+
+/**
+ * Marks a task of the tester's campaign done (again: the first completion time is kept, a
+ * verdict given replaces the task's and becomes the tester's latest). When that leaves no
+ * required task undone and the tester had not completed yet, it completes now; unless it is a
+ * preview tester, TesterCompleted is enqueued with the tester's latest verdict and the number
+ * of the campaign's issues filed with the tester's e-mail (the issue projection, compared
+ * case-insensitively). The tester row is locked, so two concurrent last completions cannot
+ * both complete it.
+ */
+export async function completeTask(
+  db: Kysely<CampaignDatabase>,
+  input: { campaignTesterId: string; taskId: string; verdict: string | null },
+  events: EventTarget,
+): Promise<CompleteTask> {
+  return db.transaction().execute(async (trx) => {
+    const locked = await trx.selectFrom('campaign_testers').selectAll().where('id', '=', input.campaignTesterId).forUpdate().executeTakeFirst();
+    if (!locked) return { outcome: 'tester_not_found' } as const;
+    const task = await trx
+      .selectFrom('campaign_tasks')
+      .select('id')
+      .where('id', '=', input.taskId)
+      .where('campaign_id', '=', locked.campaign_id)
+      .executeTakeFirst();
+    if (!task) return { outcome: 'task_not_found' } as const;
+
+    await trx
+      .insertInto('tester_task_completions')
+      .values({ campaign_tester_id: locked.id, task_id: task.id, verdict: input.verdict })
+      .onConflict((oc) =>
+        oc.columns(['campaign_tester_id', 'task_id']).doUpdateSet({ verdict: sql`coalesce(excluded.verdict, tester_task_completions.verdict)` }),
+      )
+      .execute();
+
+    const left = await trx
+      .selectFrom('campaign_tasks')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('campaign_id', '=', locked.campaign_id)
+      .where('required', '=', true)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('tester_task_completions')
+              .select('task_id')
+              .whereRef('tester_task_completions.task_id', '=', 'campaign_tasks.id')
+              .where('tester_task_completions.campaign_tester_id', '=', locked.id),
+          ),
+        ),
+      )
+      .executeTakeFirstOrThrow();
+    const completedNow = locked.completed_at === null && Number(left.n) === 0;
+
+    const tester = await trx
+      .updateTable('campaign_testers')
+      .set({
+        verdict: input.verdict ?? locked.verdict,
+        status: locked.completed_at !== null || completedNow ? 'Completed' : 'Started',
+        completed_at: completedNow ? sql<Date>`clock_timestamp()` : locked.completed_at,
+      })
+      .where('id', '=', locked.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+
+    if (completedNow && !tester.preview) {
+      const campaign = await trx.selectFrom('campaigns').select(['org_id', 'name']).where('id', '=', tester.campaign_id).executeTakeFirstOrThrow();
+      const reported = await trx
+        .selectFrom('issue_projection')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('campaign_id', '=', tester.campaign_id)
+        .where(sql`lower(tester_email)`, '=', tester.email.toLowerCase())
+        .executeTakeFirstOrThrow();
+      const event = createEvent('TesterCompleted', {
+        campaignId: tester.campaign_id,
+        orgId: campaign.org_id,
+        campaignName: campaign.name,
+        campaignTesterId: tester.id,
+        testerName: tester.name,
+        verdict: tester.verdict ?? undefined,
+        issuesReported: Number(reported.n),
+        occurredAt: toTimestamp(tester.completed_at ?? new Date()),
+      });
+      await enqueueEvent(trx, { ...encodeEvent(event, events.prefix), orgId: campaign.org_id });
+    }
+
+    const tasks = await trx
+      .selectFrom('tester_task_completions')
+      .innerJoin('campaign_tasks', 'campaign_tasks.id', 'tester_task_completions.task_id')
+      .select(['campaign_tasks.id', 'campaign_tasks.title', 'campaign_tasks.required', 'tester_task_completions.verdict', 'tester_task_completions.completed_at'])
+      .where('tester_task_completions.campaign_tester_id', '=', tester.id)
+      .orderBy('tester_task_completions.completed_at')
+      .orderBy('campaign_tasks.id')
+      .execute();
+    return {
+      outcome: 'done',
+      tester,
+      completedNow,
+      tasks: tasks.map((t) => ({ taskId: t.id, title: t.title, required: t.required, verdict: t.verdict, completedAt: t.completed_at })),
+    } as const;
+  });
+}
