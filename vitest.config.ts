@@ -11,7 +11,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     exclude: ['**/node_modules/**', '**/dist/**'],
-    reporters: process.env.CI ? ['default', ['json', { outputFile: '.preflight/test-results.json' }]] : ['default'],
+    // The JSON report feeds the one-line summary .ci/run prints (scripts/test-summary.mjs).
+    reporters: ['default', ['json', { outputFile: '.preflight/test-results.json' }]],
     projects: [
       {
         extends: true,
