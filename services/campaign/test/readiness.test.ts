@@ -168,8 +168,47 @@ describe('concurrency', () => {
       ),
     );
     await expectVerdict(campaignId, 'AtRisk', 'not-cleared');
+    await expectStatsMatchProjection(campaignId);
+  });
+
+  it('keeps the per-campaign counts equal to the projection whatever the order and the repeats', async () => {
+    const campaignId = await newCampaign('Shuffled campaign');
+    const base = { orgId, campaignId };
+    const created = Array.from({ length: 8 }, (_, i) => issueCreated({ ...base, severity: i % 2 === 0 ? 'Critical' : 'Low' }));
+    const changes = created.flatMap((e, i) => [
+      statusChanged({ ...base, issueId: e.issueId, severity: e.severity, from: 'New', to: 'Fixed', revision: 2 }),
+      // Status changes without a severity (as a status event may lack it) arriving before the creation.
+      statusChanged({ ...base, issueId: e.issueId, severity: i % 3 === 0 ? undefined : e.severity, from: 'Fixed', to: i % 2 === 0 ? 'Closed' : 'RetestFailed', revision: 3 }),
+    ]);
+    const all: Array<['IssueCreated' | 'IssueStatusChanged', (typeof created)[number] | (typeof changes)[number]]> = [
+      ...changes.map((e) => ['IssueStatusChanged', e] as ['IssueStatusChanged', typeof e]),
+      ...created.map((e) => ['IssueCreated', e] as ['IssueCreated', typeof e]),
+    ];
+    // Newest first, every event twice (a different event id each time: redelivery by the producer).
+    await Promise.all([...all, ...all].map(([kind, e]) => publishIssueEvent(svc, kind as 'IssueCreated', e as never)));
+    await expectVerdict(campaignId, 'ReadyWithIssues', 'cleared');
+    await expectStatsMatchProjection(campaignId);
   });
 });
+
+/** The consumer's per-campaign statistics are what aggregating the projection gives. */
+async function expectStatsMatchProjection(campaignId: string): Promise<void> {
+  await eventually(async () => {
+    const { rows } = await sql<{ same: boolean }>`
+      with fresh as (
+        select coalesce(jsonb_object_agg(k, n), '{}'::jsonb) as counts from (
+          select coalesce(severity, '') || '/' || status as k, count(*) as n from issue_projection where campaign_id = ${campaignId} group by 1) g
+      ), open as (
+        select count(*)::int as n,
+          coalesce(bit_xor(('x' || substr(md5(issue_id::text), 1, 16))::bit(64)::bigint), 0) as hi,
+          coalesce(bit_xor(('x' || substr(md5(issue_id::text), 17, 16))::bit(64)::bigint), 0) as lo
+        from issue_projection where campaign_id = ${campaignId} and status not in ('Closed', 'WontFix', 'Duplicate', 'RetestFixed')
+      )
+      select s.counts = fresh.counts and s.open_count = open.n and s.open_hash_hi = open.hi and s.open_hash_lo = open.lo as same
+      from campaign_issue_stats s, fresh, open where s.campaign_id = ${campaignId}`.execute(svc.db);
+    expect(rows[0]?.same).toBe(true);
+  });
+}
 
 describe('launch policy (admin)', () => {
   const DEFAULT = { doNotLaunch: { minSeverity: 'Critical', maxOpen: 0 }, atRisk: { minSeverity: 'High', maxOpen: 0 } };
@@ -186,7 +225,10 @@ describe('launch policy (admin)', () => {
     const base = { orgId, campaignId };
     const medium = issueCreated({ ...base, severity: 'Medium' });
     const criticals = [issueCreated({ ...base, severity: 'Critical' }), issueCreated({ ...base, severity: 'Critical' })];
-    for (const e of [medium, ...criticals]) await publishIssueEvent(svc, 'IssueCreated', e);
+    const ids: string[] = [];
+    for (const e of [medium, ...criticals]) ids.push((await publishIssueEvent(svc, 'IssueCreated', e)).msgID);
+    await processed(ids);
+    await expectStatsMatchProjection(campaignId);
     await expectVerdict(campaignId, 'DoNotLaunch', 'not-cleared');
 
     // Up to two open criticals tolerated; Medium and worse is "at risk" beyond 2.

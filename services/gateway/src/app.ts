@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import { createDatabase, migrateToLatest, type Kysely } from '@preflight/db';
 import { createApp, createRegistry, serve } from '@preflight/http';
 import { createLogger, type Logger } from '@preflight/log';
-import { apiKeyAuthenticator } from './auth/api-key-auth.ts';
+import { apiKeyAdmission, apiKeyAuthenticator } from './auth/api-key-auth.ts';
 import { adminAuthenticator } from './auth/admin-token.ts';
 import { KeyCache } from './auth/key-cache.ts';
 import { LastUsedRecorder } from './auth/last-used.ts';
@@ -64,7 +64,8 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
   const registry = createRegistry('gateway');
   const metrics = gatewayMetrics(registry);
   const policy: RateLimitPolicy = { limit: config.RATE_LIMIT_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS };
-  const limiter = new FailoverRateLimiter(new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, policy), policy, logger, metrics.rateLimiterDegraded);
+  const sharedLimiter = new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, policy);
+  const limiter = new FailoverRateLimiter(sharedLimiter, policy, logger, metrics.rateLimiterDegraded);
   const keyCache = new KeyCache(redis, config.REDIS_KEY_PREFIX, opts.keyCacheTtlSeconds ?? 30, logger);
   const lastUsed = new LastUsedRecorder(database.db, logger);
   const upstreams = createUpstreams(config, metrics, logger, opts.breaker ?? DEFAULT_BREAKER);
@@ -88,9 +89,15 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
           logger,
           metrics,
           upstreams,
-          limiter,
           policy,
-          authenticateKey: apiKeyAuthenticator({ db: database.db, cache: keyCache, lastUsed, metrics, logger }),
+          admitKey: apiKeyAdmission({
+            authenticate: apiKeyAuthenticator({ db: database.db, cache: keyCache, lastUsed, metrics, logger }),
+            limiter,
+            shared: sharedLimiter,
+            cache: keyCache,
+            lastUsed,
+            metrics,
+          }),
           authenticateAdmin: adminAuthenticator(config.ADMIN_TOKEN, metrics),
         }),
       );

@@ -3,7 +3,7 @@ import type { Kysely } from '@preflight/db';
 import { decodeEvent, kindOfSubject, kindOfType, ownerSubjects, type DomainEvent } from '@preflight/events';
 import type { Logger } from '@preflight/log';
 import type { CampaignMetrics } from '../metrics.ts';
-import { projectIssue, recomputeReadiness, type IssueState } from '../storage/readiness.ts';
+import { applyToStats, lockIssueStats, projectIssue, recomputeReadiness, storeIssueStats, type IssueState } from '../storage/readiness.ts';
 import type { CampaignDatabase } from '../storage/schema.ts';
 
 /** The durable consumer's name: replicas share it, and it labels the inbox rows and metrics. */
@@ -48,8 +48,10 @@ export function issueStateOf(event: DomainEvent): IssueState | undefined {
 }
 
 /**
- * The consumer's handler, inside the inbox transaction: upsert the issue's projection (highest
- * revision wins), then recompute the campaign's verdict if the projection changed. An issue of
+ * The consumer's handler, inside the inbox transaction: lock the campaign's issue statistics,
+ * upsert the issue's projection (highest revision wins), move the issue's count from its old
+ * (severity, status) to the new one, then recompute the campaign's verdict from those counts
+ * if the projection changed. An issue of
  * an unknown campaign keeps its projection row, and no verdict is computed.
  */
 export function readinessHandler(deps: { prefix: string; logger: Logger; metrics: CampaignMetrics }): EventHandler<CampaignDatabase> {
@@ -63,11 +65,15 @@ export function readinessHandler(deps: { prefix: string; logger: Logger; metrics
     }
     const state = issueStateOf(decodeEvent(kind, consumed.payload));
     if (!state) return;
-    if (!(await projectIssue(trx, state))) {
+    const before = await lockIssueStats(trx, state.campaignId);
+    const projection = await projectIssue(trx, state);
+    if (!projection.changed) {
       log.debug({ eventId: consumed.id, issueId: state.issueId, revision: state.revision }, 'stale or repeated issue revision; nothing changed');
       return;
     }
-    const recompute = await recomputeReadiness(trx, state.campaignId, { prefix: deps.prefix });
+    const stats = applyToStats(before, state.issueId, projection.before, projection.after);
+    await storeIssueStats(trx, state.campaignId, stats);
+    const recompute = await recomputeReadiness(trx, state.campaignId, { prefix: deps.prefix }, stats);
     deps.metrics.readinessRecomputed.inc({ trigger: 'event', outcome: recompute.outcome });
     if (recompute.outcome === 'changed') {
       log.info({ campaignId: state.campaignId, ...recompute.verdict, reportVersion: recompute.report.version, eventId: consumed.id }, 'readiness changed');

@@ -1,13 +1,15 @@
+import { createHash } from 'node:crypto';
 import { enqueueEvent } from '@preflight/bus';
 import { sql, type Kysely } from '@preflight/db';
 import { createEvent, encodeEvent, toTimestamp } from '@preflight/events';
 import {
-  CLOSED_STATUSES,
   DEFAULT_LAUNCH_POLICY,
   gateOf,
   isKnownSeverity,
+  isOpenStatus,
   readinessLevelOf,
   sealDecision,
+  type IssueCount,
   type LaunchPolicy,
   type SignOffDecision,
   type Verdict,
@@ -33,38 +35,159 @@ export interface IssueState {
   testerEmail: string | null;
 }
 
+/** One issue's place in its campaign's statistics: its severity and status, before or after a change. */
+interface IssueSlot {
+  severity: string | null;
+  status: string;
+}
+
+/** What projecting one event did to the issue's row: nothing, or its slot before (none if new) and after. */
+export type Projection = { changed: false } | { changed: true; before: IssueSlot | undefined; after: IssueSlot };
+
 /**
  * Keeps the state with the highest revision: an older or equal revision changes nothing, so
  * events may arrive in any order and any number of times. The one exception: a severity the
  * projection does not know yet is taken from any revision (severity never changes on an issue,
- * and a status change may arrive before the creation that carried it). True when the row changed.
+ * and a status change may arrive before the creation that carried it). An issue never moves
+ * to another campaign, so the row keeps the campaign it was first projected under.
+ *
+ * Run with the campaign's statistics row locked (`lockIssueStats`): no other transaction
+ * changes this campaign's issues meanwhile, so the row read as `before` is the one replaced.
  */
-export async function projectIssue(trx: Kysely<CampaignDatabase>, issue: IssueState): Promise<boolean> {
-  const upserted = await sql<{ issue_id: string }>`
-    insert into issue_projection (issue_id, campaign_id, org_id, severity, status, revision, tester_email)
-    values (${issue.issueId}, ${issue.campaignId}, ${issue.orgId}, ${issue.severity}, ${issue.status}, ${issue.revision}, ${issue.testerEmail})
-    on conflict (issue_id) do update set
-      campaign_id = excluded.campaign_id,
-      org_id = coalesce(excluded.org_id, issue_projection.org_id),
-      severity = coalesce(excluded.severity, issue_projection.severity),
-      status = excluded.status,
-      revision = excluded.revision,
-      tester_email = coalesce(excluded.tester_email, issue_projection.tester_email),
-      updated_at = now()
-    where issue_projection.revision < excluded.revision
-    returning issue_id`.execute(trx);
-  if (upserted.rows.length > 0) return true;
-  if (issue.severity === null && issue.testerEmail === null) return false;
+export async function projectIssue(trx: Kysely<CampaignDatabase>, issue: IssueState): Promise<Projection> {
+  const upserted = await sql<{ existed: boolean; old_severity: string | null; old_status: string | null; severity: string | null; status: string }>`
+    with prev as (select severity, status from issue_projection where issue_id = ${issue.issueId}),
+    up as (
+      insert into issue_projection (issue_id, campaign_id, org_id, severity, status, revision, tester_email)
+      values (${issue.issueId}, ${issue.campaignId}, ${issue.orgId}, ${issue.severity}, ${issue.status}, ${issue.revision}, ${issue.testerEmail})
+      on conflict (issue_id) do update set
+        org_id = coalesce(excluded.org_id, issue_projection.org_id),
+        severity = coalesce(excluded.severity, issue_projection.severity),
+        status = excluded.status,
+        revision = excluded.revision,
+        tester_email = coalesce(excluded.tester_email, issue_projection.tester_email),
+        updated_at = now()
+      where issue_projection.revision < excluded.revision
+      returning severity, status
+    )
+    select exists (select 1 from prev) as existed, (select severity from prev) as old_severity, (select status from prev) as old_status,
+      up.severity, up.status
+    from up`.execute(trx);
+  const row = upserted.rows[0];
+  if (row) {
+    const before = row.existed ? { severity: row.old_severity, status: row.old_status! } : undefined;
+    return { changed: true, before, after: { severity: row.severity, status: row.status } };
+  }
+  if (issue.severity === null && issue.testerEmail === null) return { changed: false };
   // Severity and tester e-mail never change on an issue: fill in what the row lacks, from any revision.
-  const filled = await sql<{ issue_id: string }>`
+  const filled = await sql<{ old_severity: string | null; severity: string | null; status: string }>`
+    with prev as (select severity from issue_projection where issue_id = ${issue.issueId})
     update issue_projection set
       severity = coalesce(severity, ${issue.severity}),
       tester_email = coalesce(tester_email, ${issue.testerEmail}),
       updated_at = now()
     where issue_id = ${issue.issueId}
       and ((severity is null and ${issue.severity}::text is not null) or (tester_email is null and ${issue.testerEmail}::text is not null))
-    returning issue_id`.execute(trx);
-  return filled.rows.length > 0;
+    returning (select severity from prev) as old_severity, severity, status`.execute(trx);
+  const fill = filled.rows[0];
+  if (!fill) return { changed: false };
+  return { changed: true, before: { severity: fill.old_severity, status: fill.status }, after: { severity: fill.severity, status: fill.status } };
+}
+
+/**
+ * A campaign's issue statistics (migration 0004): issues per (severity, status), and the size
+ * and XOR-of-md5 of its set of open issues. Kept in step with issue_projection by the readiness
+ * consumer, so a recompute costs the same for ten issues as for a hundred thousand.
+ */
+export interface IssueStats {
+  /** "<severity>/<status>" → issues; the severity part is empty while unknown. */
+  counts: Record<string, number>;
+  openCount: number;
+  openHashHi: bigint;
+  openHashLo: bigint;
+}
+
+const EMPTY_STATS: IssueStats = { counts: {}, openCount: 0, openHashHi: 0n, openHashLo: 0n };
+
+type StatsRow = { counts: Record<string, number>; open_count: number; open_hash_hi: string; open_hash_lo: string };
+// The hashes are read as text: libs/db parses int8 into a JS number, which cannot hold 64 bits.
+const STATS_COLUMNS = sql`counts, open_count, open_hash_hi::text as open_hash_hi, open_hash_lo::text as open_hash_lo`;
+
+const statsOf = (row: StatsRow | undefined): IssueStats =>
+  row ? { counts: row.counts, openCount: row.open_count, openHashHi: BigInt(row.open_hash_hi), openHashLo: BigInt(row.open_hash_lo) } : EMPTY_STATS;
+
+/**
+ * Locks the campaign's statistics row (creating it on the campaign's first issue) and returns
+ * it. Every issue event of the campaign takes this lock before touching issue_projection, so
+ * they apply one after the other and each sees the rows the previous one committed.
+ */
+export async function lockIssueStats(trx: Kysely<CampaignDatabase>, campaignId: string): Promise<IssueStats> {
+  const locked = await sql<StatsRow>`select ${STATS_COLUMNS} from campaign_issue_stats where campaign_id = ${campaignId} for update`.execute(trx);
+  if (locked.rows[0]) return statsOf(locked.rows[0]);
+  const created = await sql<StatsRow>`
+    insert into campaign_issue_stats (campaign_id) values (${campaignId})
+    on conflict (campaign_id) do update set campaign_id = excluded.campaign_id
+    returning ${STATS_COLUMNS}`.execute(trx);
+  return statsOf(created.rows[0]);
+}
+
+async function readIssueStats(trx: Kysely<CampaignDatabase>, campaignId: string): Promise<IssueStats> {
+  const { rows } = await sql<StatsRow>`select ${STATS_COLUMNS} from campaign_issue_stats where campaign_id = ${campaignId}`.execute(trx);
+  return statsOf(rows[0]);
+}
+
+const slotKey = (slot: IssueSlot) => `${slot.severity ?? ''}/${slot.status}`;
+
+/** md5 of the issue id as two signed 64-bit halves, exactly as migration 0004 computes it in SQL. */
+function idHash(issueId: string): [bigint, bigint] {
+  const hex = createHash('md5').update(issueId.toLowerCase()).digest('hex');
+  return [BigInt.asIntN(64, BigInt(`0x${hex.slice(0, 16)}`)), BigInt.asIntN(64, BigInt(`0x${hex.slice(16)}`))];
+}
+
+/** The statistics after one issue's row went from `before` to `after` (a pure function of the two). */
+export function applyToStats(stats: IssueStats, issueId: string, before: IssueSlot | undefined, after: IssueSlot): IssueStats {
+  const counts = { ...stats.counts };
+  if (before) {
+    const key = slotKey(before);
+    const left = (counts[key] ?? 0) - 1;
+    if (left > 0) counts[key] = left;
+    else delete counts[key];
+  }
+  counts[slotKey(after)] = (counts[slotKey(after)] ?? 0) + 1;
+  const wasOpen = before !== undefined && isOpenStatus(before.status);
+  const isOpen = isOpenStatus(after.status);
+  if (wasOpen === isOpen) return { ...stats, counts };
+  const [hi, lo] = idHash(issueId);
+  return {
+    counts,
+    openCount: stats.openCount + (isOpen ? 1 : -1),
+    openHashHi: BigInt.asIntN(64, stats.openHashHi ^ hi),
+    openHashLo: BigInt.asIntN(64, stats.openHashLo ^ lo),
+  };
+}
+
+export async function storeIssueStats(trx: Kysely<CampaignDatabase>, campaignId: string, stats: IssueStats): Promise<void> {
+  await sql`
+    update campaign_issue_stats set counts = ${JSON.stringify(stats.counts)}::jsonb, open_count = ${stats.openCount},
+      open_hash_hi = ${stats.openHashHi.toString()}::bigint, open_hash_lo = ${stats.openHashLo.toString()}::bigint
+    where campaign_id = ${campaignId}`.execute(trx);
+}
+
+/** The campaign's issues grouped by (severity, status), as the launch policy takes them. */
+function issueCounts(stats: IssueStats): IssueCount[] {
+  return Object.entries(stats.counts).map(([key, count]) => {
+    const slash = key.indexOf('/');
+    const severity = key.slice(0, slash);
+    return { severity: isKnownSeverity(severity) ? severity : null, status: key.slice(slash + 1), count };
+  });
+}
+
+/** Empty set: md5(''), the column default of a new campaign. */
+const EMPTY_OPEN_SET_DIGEST = 'd41d8cd98f00b204e9800998ecf8427e';
+
+/** Stands for the set of open issue ids: differs whenever the set does (migration 0004 writes the same form). */
+export function openSetDigest(stats: IssueStats): string {
+  return stats.openCount === 0 ? EMPTY_OPEN_SET_DIGEST : `xor:${stats.openCount}:${stats.openHashHi}:${stats.openHashLo}`;
 }
 
 /** The campaign's policy: its own row, or the default. */
@@ -94,17 +217,9 @@ export interface ReportState {
 
 export type Recompute = { outcome: 'missing' } | { outcome: 'changed' | 'unchanged'; verdict: Verdict; report: ReportState };
 
-/** md5 of the campaign's open issue ids, sorted; md5('') when none is open. Unknown statuses are open. */
-async function openIssuesDigest(trx: Kysely<CampaignDatabase>, campaignId: string): Promise<string> {
-  const { rows } = await sql<{ digest: string }>`
-    select md5(coalesce(string_agg(issue_id::text, ',' order by issue_id), '')) as digest
-    from issue_projection
-    where campaign_id = ${campaignId} and status <> all(${CLOSED_STATUSES}::text[])`.execute(trx);
-  return rows[0]!.digest;
-}
-
 /**
- * Recomputes a campaign's readiness and its report, and stores what changed. Locks the
+ * Recomputes a campaign's readiness and its report, and stores what changed. Reads the issue
+ * counts and the open set from the campaign's statistics row, never from the issues. Locks the
  * campaign row first, so concurrent recomputes of one campaign (issue events, a policy change,
  * stamps and waivers, signers added or removed) run one after the other and each sees what
  * the previous committed. `missing`: no such campaign.
@@ -119,27 +234,51 @@ async function openIssuesDigest(trx: Kysely<CampaignDatabase>, campaignId: strin
  * 4. The gate, from the level and the seal (`gateOf`).
  * The outcome is `changed` when the level or the gate changed.
  */
-export async function recomputeReadiness(trx: Kysely<CampaignDatabase>, campaignId: string, events: EventTarget): Promise<Recompute> {
+export async function recomputeReadiness(
+  trx: Kysely<CampaignDatabase>,
+  campaignId: string,
+  events: EventTarget,
+  /** The campaign's issue statistics when the caller holds them already (the consumer, which just updated them). */
+  known?: IssueStats,
+): Promise<Recompute> {
   if (!trx.isTransaction) throw new Error('recomputeReadiness must run inside a transaction');
+  // The campaign row and its policy in one round trip; `for update of c` locks the campaign only.
   const campaign = await trx
-    .selectFrom('campaigns')
-    .select(['org_id', 'site_id', 'name', 'readiness_level', 'gate', 'report_version', 'report_open_digest', 'seal_state', 'sealed_version', 'seal_decision'])
-    .where('id', '=', campaignId)
-    .forUpdate()
+    .selectFrom('campaigns as c')
+    .leftJoin('launch_policies as p', 'p.campaign_id', 'c.id')
+    .select([
+      'c.org_id',
+      'c.site_id',
+      'c.name',
+      'c.readiness_level',
+      'c.gate',
+      'c.report_version',
+      'c.report_open_digest',
+      'c.seal_state',
+      'c.sealed_version',
+      'c.seal_decision',
+      'p.do_not_launch_min_severity',
+      'p.do_not_launch_max_open',
+      'p.at_risk_min_severity',
+      'p.at_risk_max_open',
+    ])
+    .where('c.id', '=', campaignId)
+    .forUpdate('c')
     .executeTakeFirst();
   if (!campaign) return { outcome: 'missing' };
-  const policy = await loadPolicy(trx, campaignId);
-  const counts = await trx
-    .selectFrom('issue_projection')
-    .select(['severity', 'status', (eb) => eb.fn.countAll<number>().as('count')])
-    .where('campaign_id', '=', campaignId)
-    .groupBy(['severity', 'status'])
-    .execute();
-  const readinessLevel = readinessLevelOf(
-    policy,
-    counts.map((c) => ({ severity: isKnownSeverity(c.severity) ? c.severity : null, status: c.status, count: Number(c.count) })),
-  );
-  const digest = await openIssuesDigest(trx, campaignId);
+  const policy: LaunchPolicy =
+    campaign.do_not_launch_min_severity !== null &&
+    campaign.do_not_launch_max_open !== null &&
+    campaign.at_risk_min_severity !== null &&
+    campaign.at_risk_max_open !== null
+      ? {
+          doNotLaunch: { minSeverity: campaign.do_not_launch_min_severity, maxOpen: campaign.do_not_launch_max_open },
+          atRisk: { minSeverity: campaign.at_risk_min_severity, maxOpen: campaign.at_risk_max_open },
+        }
+      : DEFAULT_LAUNCH_POLICY;
+  const stats = known ?? (await readIssueStats(trx, campaignId));
+  const readinessLevel = readinessLevelOf(policy, issueCounts(stats));
+  const digest = openSetDigest(stats);
 
   // 2. A new version when the verdict or the open set changed; the new one starts unsealed.
   const newVersion = readinessLevel !== campaign.readiness_level || digest !== campaign.report_open_digest;

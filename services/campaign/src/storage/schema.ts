@@ -33,8 +33,9 @@ export interface CampaignsTable {
   // since migration 0002 (the columns stay nullable publicly).
   readiness_level: ReadinessLevel;
   gate: Gate;
-  // The readiness report (storage/report.ts): its current version, md5 of its sorted open
-  // issue ids (how a change of the open set is noticed), and the seal of the current version.
+  // The readiness report (storage/report.ts): its current version, a digest of its set of open
+  // issue ids (storage/readiness.ts `openSetDigest`: how a change of the set is noticed), and
+  // the seal of the current version.
   report_version: Generated<number>;
   report_open_digest: Generated<string>;
   seal_state: Generated<SealState>;

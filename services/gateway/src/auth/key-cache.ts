@@ -22,13 +22,29 @@ export class KeyCache {
     private readonly logger: Logger,
   ) {}
 
-  private entry(keyHash: string): string {
+  /** The Redis key of a key hash's entry. */
+  entryKey(keyHash: string): string {
     return `${this.prefix}key:${keyHash}`;
+  }
+
+  /** An entry as stored: the tombstone is exactly `{"revoked":true}` (the admission script looks for it). */
+  static serialise(value: CachedKey): string {
+    return JSON.stringify(value);
+  }
+
+  /** A live entry's identity; undefined for a tombstone or anything unreadable. */
+  static parse(raw: string): KeyIdentity | undefined {
+    try {
+      const value = JSON.parse(raw) as CachedKey;
+      return 'keyId' in value && !value.revoked ? value : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   async get(keyHash: string): Promise<CachedKey | undefined> {
     try {
-      const raw = await this.redis.get(this.entry(keyHash));
+      const raw = await this.redis.get(this.entryKey(keyHash));
       return raw ? (JSON.parse(raw) as CachedKey) : undefined;
     } catch {
       return undefined;
@@ -36,7 +52,7 @@ export class KeyCache {
   }
 
   fill(keyHash: string, value: CachedKey): void {
-    this.redis.set(this.entry(keyHash), JSON.stringify(value), 'EX', this.ttlSeconds, 'NX').catch(() => undefined);
+    this.redis.set(this.entryKey(keyHash), KeyCache.serialise(value), 'EX', this.ttlSeconds, 'NX').catch(() => undefined);
   }
 
   /**
@@ -55,7 +71,7 @@ export class KeyCache {
   }
 
   private writeTombstone(keyHash: string): Promise<unknown> {
-    return this.redis.set(this.entry(keyHash), JSON.stringify({ revoked: true }), 'EX', this.ttlSeconds);
+    return this.redis.set(this.entryKey(keyHash), KeyCache.serialise({ revoked: true }), 'EX', this.ttlSeconds);
   }
 
   private retryTombstone(keyHash: string, deadline: number): void {

@@ -1,11 +1,12 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError, jsonBodies, type Caller } from '@preflight/http';
 import type { Logger } from '@preflight/log';
+import type { KeyAdmission } from '../auth/api-key-auth.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { forward } from '../proxy/forward.ts';
 import type { Upstream, UpstreamName } from '../proxy/upstreams.ts';
 import { rateLimitedDetail, rateLimitHeaders } from '../rate-limit/headers.ts';
-import type { RateLimitPolicy, RateLimiter } from '../rate-limit/policy.ts';
+import type { RateLimitDecision, RateLimitPolicy } from '../rate-limit/policy.ts';
 import { existingOrgId } from '../routes/org-param.ts';
 import type { KeyIdentity } from '../storage/api-keys.ts';
 import { compileRoutes, matchRoute } from './match.ts';
@@ -14,9 +15,9 @@ import type { GatewayDeps, RouteSpec } from './route.ts';
 export interface DispatchDeps extends GatewayDeps {
   metrics: GatewayMetrics;
   upstreams: Record<UpstreamName, Upstream>;
-  authenticateKey: (req: Request) => Promise<KeyIdentity>;
+  /** Authenticates an API key and takes the rate-limit decision (auth/api-key-auth.ts). */
+  admitKey: (req: Request) => Promise<KeyAdmission>;
   authenticateAdmin: (req: Request) => void;
-  limiter: RateLimiter;
   policy: RateLimitPolicy;
   logger: Logger;
 }
@@ -58,8 +59,9 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
     let caller: Caller | undefined;
     let key: KeyIdentity | undefined;
     if (route.auth === 'api-key') {
-      key = await deps.authenticateKey(req);
-      await enforceRateLimit(deps, key, res);
+      const admission = await deps.admitKey(req);
+      key = admission.key;
+      enforceRateLimit(deps, admission.decision, res);
       if (route.scope !== 'any' && !key.scopes.includes(route.scope)) {
         throw new AppError('forbidden', `The API key does not carry the required scope '${route.scope}'.`, { requiredScope: route.scope });
       }
@@ -80,8 +82,7 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
   };
 }
 
-async function enforceRateLimit(deps: DispatchDeps, key: KeyIdentity, res: Response): Promise<void> {
-  const decision = await deps.limiter.check(key.keyId);
+function enforceRateLimit(deps: DispatchDeps, decision: RateLimitDecision, res: Response): void {
   for (const [name, value] of Object.entries(rateLimitHeaders(deps.policy, decision))) res.setHeader(name, value);
   if (decision.admitted) return;
   deps.metrics.rateLimited.inc();
