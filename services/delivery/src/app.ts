@@ -7,6 +7,7 @@ import { allSubjects } from '@preflight/events';
 import { createApp, createRegistry, serve } from '@preflight/http';
 import { createLogger, type Logger } from '@preflight/log';
 import type { Resolver } from './attempt/target.ts';
+import { EndpointDirectory } from './clients/endpoint-directory.ts';
 import { createWebhookClient } from './clients/webhook-client.ts';
 import type { DeliveryConfig } from './config.ts';
 import { FANOUT_CONSUMER, deliveryChannel, fanoutHandler } from './fanout/fanout.ts';
@@ -65,6 +66,7 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
   const logger = opts.logger ?? createLogger('delivery', { level: config.LOG_LEVEL });
   const database = openDatabase(config);
   const webhooks = createWebhookClient(config.WEBHOOK_URL);
+  const endpoints = new EndpointDirectory(webhooks, config.DELIVERY_ENDPOINT_CACHE_TTL_MS);
   const registry = createRegistry('delivery');
   const metrics = deliveryMetrics(registry, database.db);
   const breakers = new Breakers(
@@ -102,11 +104,18 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
     const js = jetstream(conn);
     await ensureStream(jsm, eventStreamOptions(config));
 
-    const outcomes = startOutcomeReporter({ db: database.db, webhooks, metrics, logger, pollIntervalMs: config.DELIVERY_POLL_INTERVAL_MS });
+    const outcomes = startOutcomeReporter({
+      db: database.db,
+      webhooks,
+      metrics,
+      logger,
+      pollIntervalMs: config.DELIVERY_POLL_INTERVAL_MS,
+      onDisabled: (orgId) => endpoints.invalidate(orgId),
+    });
     reporter = outcomes;
     const work = startScheduler({
       db: database.db,
-      webhooks,
+      endpoints,
       breakers,
       metrics,
       logger,
@@ -134,7 +143,7 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
       logger,
       registry,
       concurrency: 4,
-      handler: fanoutHandler({ subjectPrefix: config.EVENTS_SUBJECT_PREFIX, schema: database.schema, webhooks, logger }),
+      handler: fanoutHandler({ subjectPrefix: config.EVENTS_SUBJECT_PREFIX, schema: database.schema, endpoints, logger }),
     });
 
     const { app, markDraining } = createApp(

@@ -35,6 +35,9 @@ export const deliveryConfigShape = {
 
   // The webhook service's internal API: endpoints (with secrets) and delivery outcomes.
   WEBHOOK_URL: env.url(['http', 'https'], 'http://127.0.0.1:8083'),
+  // How long an organisation's endpoint list (URLs, secrets, filters) is reused for the fan-out
+  // and for attempts: a deleted, disabled or new endpoint takes effect within this (0: ask every time).
+  DELIVERY_ENDPOINT_CACHE_TTL_MS: env.int(2_000, { min: 0, max: 60_000 }),
 
   // Delivery semantics (public-api-v1.md 6.5): the whole attempt is bounded by the timeout;
   // the schedule lists the waits between attempts (attempts = waits + 1).

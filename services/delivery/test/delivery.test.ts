@@ -147,6 +147,23 @@ describe('delivery format', () => {
   });
 });
 
+describe('endpoint cache and batched outcomes', () => {
+  it('asks the webhook service about an organisation once per TTL, not per event or attempt, and reports every outcome', async () => {
+    const org = randomUUID();
+    const a = await receiver();
+    const b = await receiver();
+    const ea = stub.add(org, a.url);
+    const eb = stub.add(org, b.url);
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 20 }, () => pub.publish(issueCreated(org), { orgId: org })));
+    await eventually(() => expect(a.requests.length + b.requests.length).toBe(40));
+    await eventually(() => expect(stub.outcomes.filter((o) => (o.endpointId === ea.id || o.endpointId === eb.id) && o.delivered)).toHaveLength(40));
+    const windows = Math.ceil((Date.now() - started) / 2_000) + 1;
+    expect(stub.listed.filter((o) => o === org).length).toBeLessThanOrEqual(windows);
+    expect(stub.calls.outcome).toBe(0);
+  });
+});
+
 describe('retries', () => {
   it('retries on the schedule with a new X-Service-Delivery and the same envelope id, then reports once', async () => {
     const org = randomUUID();

@@ -88,7 +88,7 @@ export interface StubEndpoint {
 }
 
 /**
- * A real HTTP server answering the two internal paths of the webhook service
+ * A real HTTP server answering the internal paths of the webhook service
  * (services/webhook/README.md, "Internal API") from memory, with the same rules: enabled
  * endpoints whose filter is empty or holds the event type, oldest first; outcomes count
  * consecutive failures and the one reaching 5 disables the endpoint; unknown id → 404.
@@ -100,6 +100,10 @@ export interface WebhookStub {
   add(orgId: string, url: string, events?: string[]): StubEndpoint;
   /** While true, every call answers 503. */
   down: boolean;
+  /** Calls of the endpoint list, and of the outcome paths (single and batched). */
+  calls: { list: number; outcome: number; outcomes: number };
+  /** The organisation of every endpoint-list call, in order. */
+  listed: string[];
   close(): Promise<void>;
 }
 
@@ -111,6 +115,8 @@ export async function startWebhookStub(): Promise<WebhookStub> {
     endpoints: new Map(),
     outcomes: [],
     down: false,
+    calls: { list: 0, outcome: 0, outcomes: 0 },
+    listed: [],
     add(orgId, url, events = []) {
       const e: StubEndpoint = { id: randomUUID(), orgId, url, secret: newSecret(), events, isEnabled: true, consecutiveFailures: 0 };
       stub.endpoints.set(e.id, e);
@@ -130,24 +136,36 @@ export async function startWebhookStub(): Promise<WebhookStub> {
       const url = new URL(req.url ?? '/', 'http://stub');
       const list = /^\/internal\/v1\/orgs\/([^/]+)\/endpoints$/.exec(url.pathname);
       if (req.method === 'GET' && list) {
+        stub.calls.list += 1;
+        stub.listed.push(list[1]!);
         const eventType = url.searchParams.get('eventType') ?? '';
         const found = [...stub.endpoints.values()]
           .filter((e) => e.orgId === list[1] && e.isEnabled && (e.events.length === 0 || e.events.includes(eventType)))
           .map(({ id, url: u, secret, events }) => ({ id, url: u, secret, events }));
         return json(res, 200, found);
       }
-      const outcome = /^\/internal\/v1\/webhooks\/([^/]+)\/delivery-outcome$/.exec(url.pathname);
-      if (req.method === 'POST' && outcome) {
-        const e = stub.endpoints.get(outcome[1]!);
-        const { delivered } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { delivered: boolean };
-        stub.outcomes.push({ endpointId: outcome[1]!, delivered });
-        if (!e) return json(res, 404, { status: 404 });
+      const apply = (endpointId: string, delivered: boolean) => {
+        const e = stub.endpoints.get(endpointId);
+        stub.outcomes.push({ endpointId, delivered });
+        if (!e) return null;
         if (delivered) e.consecutiveFailures = 0;
         else {
           e.consecutiveFailures += 1;
           if (e.consecutiveFailures === 5) e.isEnabled = false;
         }
-        return json(res, 200, { isEnabled: e.isEnabled, consecutiveFailures: e.consecutiveFailures });
+        return { isEnabled: e.isEnabled, consecutiveFailures: e.consecutiveFailures };
+      };
+      const outcome = /^\/internal\/v1\/webhooks\/([^/]+)\/delivery-outcome$/.exec(url.pathname);
+      if (req.method === 'POST' && outcome) {
+        stub.calls.outcome += 1;
+        const { delivered } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { delivered: boolean };
+        const state = apply(outcome[1]!, delivered);
+        return state ? json(res, 200, state) : json(res, 404, { status: 404 });
+      }
+      if (req.method === 'POST' && url.pathname === '/internal/v1/delivery-outcomes') {
+        stub.calls.outcomes += 1;
+        const { outcomes } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { outcomes: Array<{ webhookId: string; delivered: boolean }> };
+        return json(res, 200, { results: outcomes.map((o) => ({ webhookId: o.webhookId, state: apply(o.webhookId, o.delivered) })) });
       }
       json(res, 404, { status: 404 });
     });

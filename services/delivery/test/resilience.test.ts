@@ -123,6 +123,27 @@ describe('auto-disable and circuit breaker', () => {
 });
 
 describe('restarts', () => {
+  it('gives deliveries waiting for a slot back at a graceful stop, so they do not wait for their lease', async () => {
+    const iso = isolation();
+    const first = await service({}, iso);
+    const org = randomUUID();
+    let hang = true;
+    const r = await receiver((_req, res) => {
+      if (!hang) res.end('ok');
+    });
+    const endpoint = stub.add(org, r.url);
+    for (let i = 0; i < 8; i += 1) await first.pub.publish(issueCreated(org), { orgId: org });
+    await eventually(() => expect(r.started).toBe(4));
+    await first.h.stop();
+    expect(r.started).toBe(4);
+    hang = false;
+    await service({}, iso);
+    // Leases last 2 × 1 s + 30 s here: every delivery arriving long before means the waiting
+    // ones were given back, and the 4 timed-out ones were retried.
+    await eventually(() => expect(outcomesOf(endpoint.id)).toEqual(Array(8).fill(true)), { timeoutMs: 10_000 });
+    expect(r.started).toBe(12);
+  });
+
   it('keeps a pending retry across a restart and sends it once', async () => {
     const iso = isolation();
     const env = { DELIVERY_RETRY_SCHEDULE_MS: '1500' };

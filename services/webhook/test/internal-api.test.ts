@@ -142,3 +142,61 @@ describe('POST /internal/v1/webhooks/:id/delivery-outcome', () => {
     expectProblem(await outcome('bad', true), 404);
   });
 });
+
+describe('POST /internal/v1/delivery-outcomes', () => {
+  const outcomes = (body: unknown) => h.call('POST', '/internal/v1/delivery-outcomes', { body });
+
+  it('applies a batch in order, as one call per outcome would, and answers each state', async () => {
+    const org = randomUUID();
+    const a = await createFor(org, {});
+    const b = await createFor(org, {});
+    const gone = randomUUID();
+    const res = await outcomes({
+      outcomes: [
+        ...Array.from({ length: 4 }, () => ({ webhookId: a.body.id, delivered: false })),
+        { webhookId: b.body.id, delivered: false },
+        { webhookId: gone, delivered: true },
+        { webhookId: a.body.id, delivered: false },
+        { webhookId: b.body.id, delivered: true },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.results).toEqual([
+      ...[1, 2, 3, 4].map((n) => ({ webhookId: a.body.id, state: { isEnabled: true, consecutiveFailures: n } })),
+      { webhookId: b.body.id, state: { isEnabled: true, consecutiveFailures: 1 } },
+      { webhookId: gone, state: null },
+      { webhookId: a.body.id, state: { isEnabled: false, consecutiveFailures: 5 } },
+      { webhookId: b.body.id, state: { isEnabled: true, consecutiveFailures: 0 } },
+    ]);
+    expect(await adminView(org, a.body.id)).toMatchObject({ isEnabled: false, consecutiveFailures: 5, disabledAt: expect.any(String) });
+    expect((await endpoints(org, 'IssueCreated')).body.map((e: { id: string }) => e.id)).toEqual([b.body.id]);
+  });
+
+  it('counts concurrent batches exactly', async () => {
+    const org = randomUUID();
+    const a = await createFor(org, {});
+    const b = await createFor(org, {});
+    // Both endpoints in every batch, in both orders: the row locks are taken in one order.
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => {
+        const pair = [{ webhookId: a.body.id, delivered: false }, { webhookId: b.body.id, delivered: false }];
+        return outcomes({ outcomes: i % 2 ? pair : pair.reverse() });
+      }),
+    );
+    const countsOf = (id: string) => replies.map((r) => r.body.results.find((x: { webhookId: string }) => x.webhookId === id).state.consecutiveFailures).sort((x: number, y: number) => x - y);
+    expect(countsOf(a.body.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(countsOf(b.body.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(await adminView(org, a.body.id)).toMatchObject({ isEnabled: false, consecutiveFailures: 6, disabledAt: expect.any(String) });
+  });
+
+  it('validates its body', async () => {
+    const org = randomUUID();
+    const made = await createFor(org, {});
+    const one = { webhookId: made.body.id, delivered: false };
+    for (const body of [{}, { outcomes: [] }, { outcomes: [{ ...one, delivered: 'yes' }] }, { outcomes: [{ webhookId: 'bad', delivered: true }] }, { outcomes: [one], extra: 1 }, { outcomes: Array(501).fill(one) }]) {
+      expectProblem(await outcomes(body), 422);
+    }
+    // A refused batch applied nothing, not even its valid outcomes.
+    expect(await adminView(org, made.body.id)).toMatchObject({ consecutiveFailures: 0 });
+  });
+});

@@ -362,8 +362,12 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
         },
       },
     );
+    // Where a backlog sits when publishing stops: in the stream (consumer lag) or in deliveries.
+    const atEnd = await scrape();
+    const arrivedAtEnd = receivers.arrivals - start;
     await waitArrivals(start + published * s.endpoints, s.drainTimeoutS);
     meter.stop();
+    log(`  when publishing stopped: ${published * s.endpoints - arrivedAtEnd} deliveries outstanding, ${atEnd.pending} pending rows, consumer lag ${atEnd.lag}`);
     const records = (await receivers.collect()).filter((r) => r.phase === name && r.seq >= warmupCount);
     const seen = new Set<string>();
     const all = new Samples();
@@ -495,7 +499,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     const name = keepAlive ? 'bare' : 'bare-noka';
     const label = keepAlive
       ? `bare undici POST loop, keep-alive (a Pool of ${perEndpoint} per endpoint)`
-      : 'bare undici POST loop, a new Agent per request (as the service does)';
+      : 'bare undici POST loop, a new Agent per request (no keep-alive; the service reuses pinned keep-alive agents)';
     log(`${label}: ${concurrency} in flight, ${s.tpWarmupS} s warm-up + ${s.tpDurationS} s`);
     const E = s.endpoints;
     const pools = receivers.healthyPorts.map((p) => new Pool(`http://127.0.0.1:${p}`, { connections: perEndpoint, pipelining: 1 }));
@@ -613,6 +617,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     DB_POOL_MAX: s.serviceEnv.DB_POOL_MAX ?? '10',
     DELIVERY_ATTEMPT_TIMEOUT_MS: s.serviceEnv.DELIVERY_ATTEMPT_TIMEOUT_MS ?? '10000',
     DELIVERY_RETRY_SCHEDULE_MS: s.serviceEnv.DELIVERY_RETRY_SCHEDULE_MS ?? '1000,5000',
+    DELIVERY_ENDPOINT_CACHE_TTL_MS: s.serviceEnv.DELIVERY_ENDPOINT_CACHE_TTL_MS ?? '2000',
     LOG_LEVEL: s.logLevel,
     ...s.serviceEnv,
   };

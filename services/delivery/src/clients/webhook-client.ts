@@ -13,6 +13,10 @@ export type Endpoint = z.infer<typeof EndpointSchema>;
 
 const OutcomeSchema = z.object({ isEnabled: z.boolean(), consecutiveFailures: z.number().int() });
 export type EndpointState = z.infer<typeof OutcomeSchema>;
+const OutcomesSchema = z.object({ results: z.array(z.object({ webhookId: z.string(), state: OutcomeSchema.nullable() })) });
+
+/** Outcomes per batched call; the webhook service accepts up to 500. */
+export const OUTCOMES_PER_CALL = 200;
 
 /** The webhook service gave no usable answer (down, timing out, or garbled): retry later. */
 export class WebhookServiceUnavailable extends Error {
@@ -24,6 +28,11 @@ export interface WebhookClient {
   endpointsFor(orgId: string, eventType: string): Promise<Endpoint[]>;
   /** Reports a delivery's final outcome; undefined when the endpoint no longer exists. */
   reportOutcome(endpointId: string, delivered: boolean): Promise<EndpointState | undefined>;
+  /**
+   * Reports several final outcomes with one call (at most OUTCOMES_PER_CALL), applied in the
+   * order given; answers each endpoint's state after its outcome, undefined for a deleted one.
+   */
+  reportOutcomes(outcomes: ReadonlyArray<{ endpointId: string; delivered: boolean }>): Promise<Array<EndpointState | undefined>>;
   close(): Promise<void>;
 }
 
@@ -62,7 +71,7 @@ export function createWebhookClient(baseUrl: string): WebhookClient {
     return parsed.data;
   }
 
-  return {
+  const client: WebhookClient = {
     async endpointsFor(orgId, eventType) {
       const res = await call('GET', `/internal/v1/orgs/${encodeURIComponent(orgId)}/endpoints?eventType=${encodeURIComponent(eventType)}`);
       // A malformed org id names no organisation, hence no endpoints.
@@ -88,6 +97,26 @@ export function createWebhookClient(baseUrl: string): WebhookClient {
       }
       return json(res, OutcomeSchema);
     },
+    async reportOutcomes(outcomes) {
+      if (outcomes.length === 0) return [];
+      if (outcomes.length > OUTCOMES_PER_CALL) throw new RangeError(`at most ${OUTCOMES_PER_CALL} outcomes per call`);
+      const res = await call('POST', '/internal/v1/delivery-outcomes', { outcomes: outcomes.map((o) => ({ webhookId: o.endpointId, delivered: o.delivered })) });
+      if (res.statusCode === 404) {
+        // A webhook service from before the batched route (a rolling upgrade): one call each, in order.
+        await res.body.dump();
+        const states: Array<EndpointState | undefined> = [];
+        for (const o of outcomes) states.push(await client.reportOutcome(o.endpointId, o.delivered));
+        return states;
+      }
+      if (res.statusCode !== 200) {
+        await res.body.dump();
+        throw new WebhookServiceUnavailable(`the webhook service answered ${res.statusCode} to delivery outcomes`);
+      }
+      const { results } = await json(res, OutcomesSchema);
+      if (results.length !== outcomes.length) throw new WebhookServiceUnavailable('the webhook service answered a different number of delivery outcomes');
+      return results.map((r) => r.state ?? undefined);
+    },
     close: () => dispatcher.close(),
   };
+  return client;
 }

@@ -3,7 +3,7 @@ import type { EventHandler } from '@preflight/bus';
 import { sql } from '@preflight/db';
 import { decodeEvent, envelopesFor, kindOfSubject, kindOfType } from '@preflight/events';
 import type { Logger } from '@preflight/log';
-import type { WebhookClient } from '../clients/webhook-client.ts';
+import type { EndpointDirectory } from '../clients/endpoint-directory.ts';
 import type { DeliveryDatabase } from '../storage/schema.ts';
 
 /** The durable consumer of every domain event; also labels its inbox rows and metrics. */
@@ -15,13 +15,14 @@ export const deliveryChannel = (schema: string): string => `${schema}_delivery`;
 /**
  * For each domain event: its public envelopes (`envelopesFor`, envelope id = event id, so a
  * redelivery or a retry builds the very same body), the organisation's enabled endpoints that
- * receive each one (the webhook service's internal API), and one pending `deliveries` row per
+ * receive each one (the webhook service's internal API, through the endpoint cache: an event
+ * of an organisation without endpoints costs no call within the TTL), and one pending `deliveries` row per
  * (event, endpoint) holding the body bytes to send. Runs in the consumer's transaction, after
  * its inbox row: a redelivered event fans out nothing twice, and a failure (the webhook
  * service unreachable, say) rolls everything back for a later redelivery. Secrets are not
- * stored: each attempt fetches the endpoint again.
+ * stored: each attempt looks the endpoint up again.
  */
-export function fanoutHandler(opts: { subjectPrefix: string; schema: string; webhooks: WebhookClient; logger: Logger }): EventHandler<DeliveryDatabase> {
+export function fanoutHandler(opts: { subjectPrefix: string; schema: string; endpoints: Pick<EndpointDirectory, 'endpointsFor'>; logger: Logger }): EventHandler<DeliveryDatabase> {
   const log = opts.logger.child({ component: 'fanout' });
   return async (consumed, trx) => {
     const kind = (consumed.type && kindOfType(consumed.type)) || kindOfSubject(consumed.subject, opts.subjectPrefix);
@@ -40,31 +41,36 @@ export function fanoutHandler(opts: { subjectPrefix: string; schema: string; web
     }
     let inserted = 0;
     for (const envelope of envelopes) {
-      const endpoints = await opts.webhooks.endpointsFor(orgId, envelope.eventType);
+      const endpoints = await opts.endpoints.endpointsFor(orgId, envelope.eventType);
       if (endpoints.length === 0) continue;
       const body = JSON.stringify(envelope);
-      const rows = await trx
-        .insertInto('deliveries')
-        .values(
-          endpoints.map((e) => ({
-            id: randomUUID(),
-            event_id: consumed.id,
-            event_type: envelope.eventType,
-            endpoint_id: e.id,
-            org_id: orgId,
-            url: e.url,
-            envelope: body,
-          })),
+      const result = await trx
+        .with('inserted', (db) =>
+          db
+            .insertInto('deliveries')
+            .values(
+              endpoints.map((e) => ({
+                id: randomUUID(),
+                event_id: consumed.id,
+                event_type: envelope.eventType,
+                endpoint_id: e.id,
+                org_id: orgId,
+                url: e.url,
+                envelope: body,
+              })),
+            )
+            .onConflict((c) => c.columns(['event_id', 'endpoint_id', 'event_type']).doNothing())
+            .returning('id'),
         )
-        .onConflict((c) => c.columns(['event_id', 'endpoint_id', 'event_type']).doNothing())
-        .returning('id')
-        .execute();
-      inserted += rows.length;
+        .selectNoFrom([
+          sql<number>`(select count(*) from inserted)::integer`.as('inserted'),
+          // In the same statement (one round trip less per event); delivered at commit, never
+          // for a rolled-back transaction, and only when a row was new (a redelivery wakes nobody).
+          sql<unknown>`(select pg_notify(${deliveryChannel(opts.schema)}, '') where exists (select 1 from inserted))`.as('notified'),
+        ])
+        .executeTakeFirstOrThrow();
+      inserted += result.inserted;
     }
-    if (inserted > 0) {
-      // Delivered at commit, never for a rolled-back transaction.
-      await sql`select pg_notify(${deliveryChannel(opts.schema)}, '')`.execute(trx);
-      log.debug({ eventId: consumed.id, deliveries: inserted }, 'event fanned out');
-    }
+    if (inserted > 0) log.debug({ eventId: consumed.id, deliveries: inserted }, 'event fanned out');
   };
 }

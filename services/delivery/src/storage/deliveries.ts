@@ -12,51 +12,62 @@ export interface ClaimedDelivery {
   attempt_count: number;
 }
 
-export interface ClaimDecision {
-  /** Rows to lease and attempt now. */
-  take: ClaimedDelivery[];
-  /** Rows moved to a later time without using an attempt (their endpoint's breaker is open). */
-  defer: Array<{ id: string; until: Date }>;
-}
-
 const leaseEnd = (leaseMs: number) => sql<Date>`now() + ${leaseMs} * interval '1 millisecond'`;
 
 /**
- * Claims due deliveries: `select … where status = 'pending' and next_attempt_at <= now() order by
- * next_attempt_at limit N for update skip locked`, skipping endpoints this replica cannot
- * take more attempts for, so their backlog never hides other endpoints' due rows. `decide`
- * picks what to take; taken rows are leased: `next_attempt_at` and `leased_until` move to the
- * end of the lease, so no replica claims them meanwhile and, should this process die, they
- * become due again when it expires. Rows not taken are left as they were.
+ * Claims due deliveries in one statement (one round trip, one commit):
+ * `select … where status = 'pending' and next_attempt_at <= now() order by next_attempt_at
+ * limit N for update skip locked`, leaving out endpoints this replica cannot take more for
+ * (so their backlog never hides other endpoints' due rows), then keeps per endpoint at most
+ * its `room` (`defaultRoom` for endpoints not listed), oldest first. Kept rows are leased:
+ * `next_attempt_at` and `leased_until` move to the end of the lease, so no replica claims them
+ * meanwhile and, should this process die, they become due again when it expires. Rows not
+ * kept are left as they were. `fetched` = rows the select found (≤ limit).
  */
 export async function claimDue(
   db: Kysely<DeliveryDatabase>,
-  opts: { limit: number; excludeEndpoints: string[]; leaseMs: number; token: string; decide: (rows: ClaimedDelivery[]) => ClaimDecision },
-): Promise<ClaimedDelivery[]> {
-  return db.transaction().execute(async (trx) => {
-    const rows = await trx
-      .selectFrom('deliveries')
-      .select(['id', 'event_id', 'event_type', 'endpoint_id', 'org_id', 'url', 'envelope', 'attempt_count'])
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', sql<Date>`now()`)
-      .$if(opts.excludeEndpoints.length > 0, (qb) => qb.where('endpoint_id', 'not in', opts.excludeEndpoints))
-      .orderBy('next_attempt_at')
-      .limit(opts.limit)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    if (rows.length === 0) return [];
-    const { take, defer } = opts.decide(rows);
-    if (take.length > 0) {
-      await trx
-        .updateTable('deliveries')
-        .set({ next_attempt_at: leaseEnd(opts.leaseMs), leased_until: leaseEnd(opts.leaseMs), lease_token: opts.token })
-        .where('id', 'in', take.map((r) => r.id))
-        .execute();
-    }
-    for (const d of defer) await trx.updateTable('deliveries').set({ next_attempt_at: d.until }).where('id', '=', d.id).execute();
-    return take;
-  });
+  opts: { limit: number; excludeEndpoints: string[]; room: ReadonlyMap<string, number>; defaultRoom: number; leaseMs: number; token: string },
+): Promise<{ rows: ClaimedDelivery[]; fetched: number }> {
+  const result = await sql<ClaimedDelivery & { fetched: number }>`
+    with candidates as (
+      select id, endpoint_id, next_attempt_at
+      from deliveries
+      where status = 'pending'
+        and next_attempt_at <= now()
+        and not (endpoint_id = any(${opts.excludeEndpoints}::uuid[]))
+      order by next_attempt_at
+      limit ${opts.limit}
+      for update skip locked
+    ),
+    kept as (
+      select c.id
+      from (select id, endpoint_id, row_number() over (partition by endpoint_id order by next_attempt_at, id) as n from candidates) c
+      left join unnest(${[...opts.room.keys()]}::uuid[], ${[...opts.room.values()]}::integer[]) as room (endpoint_id, n) on room.endpoint_id = c.endpoint_id
+      where c.n <= coalesce(room.n, ${opts.defaultRoom}::integer)
+    )
+    update deliveries d
+    set next_attempt_at = ${leaseEnd(opts.leaseMs)}, leased_until = ${leaseEnd(opts.leaseMs)}, lease_token = ${opts.token}::uuid
+    from kept
+    where d.id = kept.id
+    returning d.id, d.event_id, d.event_type, d.endpoint_id, d.org_id, d.url, d.envelope, d.attempt_count, (select count(*) from candidates)::integer as fetched`.execute(db);
+  return {
+    rows: result.rows.map(({ fetched: _fetched, ...row }) => row),
+    fetched: result.rows[0]?.fetched ?? 0,
+  };
+}
+
+/**
+ * Moves an endpoint's due deliveries to `until` without using an attempt (its breaker is
+ * open). Leased rows are not due (their `next_attempt_at` is the lease's end), so they stay.
+ */
+export async function deferDue(db: Kysely<DeliveryDatabase>, endpointId: string, until: Date): Promise<void> {
+  await db
+    .updateTable('deliveries')
+    .set({ next_attempt_at: until })
+    .where('status', '=', 'pending')
+    .where('endpoint_id', '=', endpointId)
+    .where('next_attempt_at', '<=', sql<Date>`now()`)
+    .execute();
 }
 
 /**
@@ -98,78 +109,86 @@ export interface AttemptRecord {
   outcome: AttemptOutcome;
 }
 
-/**
- * Records an attempt and moves its delivery on (retry `retryInMs` from now, or final), releasing
- * the lease, in one transaction. Returns false when the lease was lost meanwhile (it expired
- * and another worker took the row): the attempt is still logged, the delivery left alone.
- */
-export async function recordAttempt(
-  db: Kysely<DeliveryDatabase>,
-  token: string,
-  attempt: AttemptRecord,
-  next: { status: DeliveryStatus; retryInMs?: number },
-): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('delivery_attempts')
-      .values({
-        attempt_id: attempt.attemptId,
-        delivery_id: attempt.deliveryId,
-        event_id: attempt.eventId,
-        event_type: attempt.eventType,
-        endpoint_id: attempt.endpointId,
-        attempt: attempt.attempt,
-        attempted_at: attempt.attemptedAt,
-        status_code: attempt.statusCode,
-        duration_ms: attempt.durationMs,
-        response_body: attempt.responseBody,
-        error: attempt.error,
-        outcome: attempt.outcome,
-      })
-      .execute();
-    const final = next.status !== 'pending';
-    const updated = await trx
-      .updateTable('deliveries')
-      .set({
-        status: next.status,
-        attempt_count: attempt.attempt,
-        // By the database's clock, like the claim's `next_attempt_at <= now()`.
-        next_attempt_at: sql<Date>`now() + ${next.retryInMs ?? 0} * interval '1 millisecond'`,
-        leased_until: null,
-        lease_token: null,
-        ...(final ? { finished_at: sql<Date>`now()` } : {}),
-      })
-      .where('id', '=', attempt.deliveryId)
-      .where('lease_token', '=', token)
-      .returning('id')
-      .execute();
-    return updated.length > 0;
-  });
+export interface AttemptCompletion {
+  /** The lease the attempt was made under. */
+  token: string;
+  attempt: AttemptRecord;
+  next: { status: DeliveryStatus; retryInMs?: number };
 }
 
 /**
- * Reports the oldest final, unreported delivery's outcome through `report` while holding its
- * row lock (so one replica reports it), then marks it reported. False when none is waiting.
+ * Records attempts and moves their deliveries on (retry `retryInMs` from now, or final),
+ * releasing their leases, all in one statement: one commit (one WAL flush) for many attempts
+ * instead of one each. Answers, per completion, false when its lease was lost meanwhile (it
+ * expired and another worker took the row): that attempt is still logged, its delivery left
+ * alone.
  */
-export async function reportNextOutcome(
-  db: Kysely<DeliveryDatabase>,
-  report: (row: { id: string; endpoint_id: string; event_type: string; status: DeliveryStatus }) => Promise<void>,
-): Promise<boolean> {
+export async function recordAttempts(db: Kysely<DeliveryDatabase>, completions: readonly AttemptCompletion[]): Promise<boolean[]> {
+  if (completions.length === 0) return [];
+  const attempts = sql.join(
+    completions.map(
+      ({ attempt: a }) =>
+        sql`(${a.attemptId}::uuid, ${a.deliveryId}::uuid, ${a.eventId}::text, ${a.eventType}::text, ${a.endpointId}::uuid, ${a.attempt}::integer, ${a.attemptedAt}::timestamptz, ${a.statusCode}::integer, ${a.durationMs}::integer, ${a.responseBody}::text, ${a.error}::text, ${a.outcome}::text)`,
+    ),
+  );
+  const moves = sql.join(
+    completions.map((c) => sql`(${c.attempt.deliveryId}::uuid, ${c.token}::uuid, ${c.next.status}::text, ${c.attempt.attempt}::integer, ${c.next.retryInMs ?? 0}::integer)`),
+  );
+  // One statement (a data-modifying CTE), so one round trip and one commit for the batch; the
+  // insert and the update still stand or fall together. `now()` is the database's clock, like
+  // the claim's `next_attempt_at <= now()`.
+  const updated = await sql<{ id: string; lease_token: string }>`
+    with logged as (
+      insert into delivery_attempts (attempt_id, delivery_id, event_id, event_type, endpoint_id, attempt, attempted_at, status_code, duration_ms, response_body, error, outcome)
+      values ${attempts}
+    )
+    update deliveries d
+    set status = v.status,
+        attempt_count = v.attempt,
+        next_attempt_at = now() + v.retry_ms * interval '1 millisecond',
+        leased_until = null,
+        lease_token = null,
+        finished_at = case when v.status = 'pending' then d.finished_at else now() end
+    from (values ${moves}) as v (id, token, status, attempt, retry_ms)
+    where d.id = v.id and d.lease_token = v.token
+    returning d.id, v.token as lease_token`.execute(db);
+  const held = new Set(updated.rows.map((r) => `${r.id} ${r.lease_token}`));
+  return completions.map((c) => held.has(`${c.attempt.deliveryId} ${c.token}`));
+}
+
+export interface UnreportedOutcome {
+  id: string;
+  endpoint_id: string;
+  org_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+}
+
+/**
+ * Reports the oldest final, unreported deliveries' outcomes (at most `limit`, oldest first)
+ * through `report` while holding their row locks (so one replica reports each), then marks
+ * them reported, in one transaction. Answers how many were reported (0: none was waiting).
+ */
+export async function reportOutcomes(db: Kysely<DeliveryDatabase>, limit: number, report: (rows: UnreportedOutcome[]) => Promise<void>): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const row = await trx
+    const rows = await trx
       .selectFrom('deliveries')
-      .select(['id', 'endpoint_id', 'event_type', 'status'])
+      .select(['id', 'endpoint_id', 'org_id', 'event_type', 'status'])
       .where('status', 'in', ['delivered', 'failed'])
       .where('outcome_reported_at', 'is', null)
       .orderBy('finished_at')
-      .limit(1)
+      .limit(limit)
       .forUpdate()
       .skipLocked()
-      .executeTakeFirst();
-    if (!row) return false;
-    await report(row);
-    await trx.updateTable('deliveries').set({ outcome_reported_at: sql<Date>`now()` }).where('id', '=', row.id).execute();
-    return true;
+      .execute();
+    if (rows.length === 0) return 0;
+    await report(rows);
+    await trx
+      .updateTable('deliveries')
+      .set({ outcome_reported_at: sql<Date>`now()` })
+      .where('id', 'in', rows.map((r) => r.id))
+      .execute();
+    return rows.length;
   });
 }
 

@@ -115,6 +115,16 @@ export class Breakers {
     return new Date(Math.max(entry.halfOpenAt, Date.now()));
   }
 
+  /** Endpoints whose breaker is not closed: open ones with the moment they half-open, half-open ones without. */
+  notClosed(): Array<{ endpointId: string; blockedUntil: Date | undefined }> {
+    const out = [];
+    for (const [endpointId, entry] of this.#entries) {
+      if (entry.breaker.closed) continue;
+      out.push({ endpointId, blockedUntil: entry.breaker.opened ? new Date(Math.max(entry.halfOpenAt, Date.now())) : undefined });
+    }
+    return out;
+  }
+
   /** Attempts of this endpoint that may run at once, given `max`: 1 while half-open (the trial). */
   capacity(endpointId: string, max: number): number {
     const entry = this.#entries.get(endpointId);

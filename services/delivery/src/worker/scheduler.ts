@@ -4,18 +4,20 @@ import type { Kysely } from '@preflight/db';
 import type { Logger } from '@preflight/log';
 import { post, type PostResult } from '../attempt/post.ts';
 import { resolveTarget, type Resolver } from '../attempt/target.ts';
-import type { WebhookClient } from '../clients/webhook-client.ts';
+import type { EndpointDirectory } from '../clients/endpoint-directory.ts';
 import { nextStep } from '../domain/schedule.ts';
 import { deliveryHeaders } from '../domain/signatures.ts';
-import { claimDue, msUntilNextDue, recordAttempt, releaseLease, type ClaimedDelivery } from '../storage/deliveries.ts';
+import { claimDue, deferDue, msUntilNextDue, recordAttempts, releaseLease, type AttemptCompletion, type ClaimedDelivery } from '../storage/deliveries.ts';
 import type { AttemptOutcome, DeliveryDatabase } from '../storage/schema.ts';
 import { BreakerOpen, UnhealthyResult, type Breakers } from './breakers.ts';
+import { Batcher } from './batcher.ts';
 import type { DeliveryMetrics } from './metrics.ts';
 import { Sleeper } from '@preflight/bus';
 
 export interface SchedulerOptions {
   db: Kysely<DeliveryDatabase>;
-  webhooks: WebhookClient;
+  /** Endpoints as the webhook service has them (cached for a few seconds). */
+  endpoints: Pick<EndpointDirectory, 'endpoint' | 'invalidate'>;
   breakers: Breakers;
   metrics: DeliveryMetrics;
   logger: Logger;
@@ -42,6 +44,10 @@ export interface Scheduler {
 const DEPENDENCY_RETRY_MS = 2_000;
 /** Never spin faster than this when deliveries are due but could not be claimed (locked elsewhere). */
 const MIN_WAIT_MS = 20;
+/** Attempts recorded per statement at most. */
+const RECORD_BATCH = 200;
+/** How often an open breaker's newly due deliveries are moved to its half-open time. */
+const DEFER_EVERY_MS = 250;
 
 /**
  * The scheduler: claims due deliveries (skip locked, leased), dispatches each attempt without
@@ -49,41 +55,84 @@ const MIN_WAIT_MS = 20;
  * endpoint (`maxPerEndpoint`, 1 while its breaker is half-open); an endpoint at its bound is
  * left out of the claim, so a slow or dead endpoint holds only its own slots and never the
  * rows or slots of healthy endpoints. An open breaker moves that endpoint's due attempts to
- * its half-open time without using an attempt. Wakes on NOTIFY, on a finished attempt, at the
- * next due time it knows of, and on the poll.
+ * its half-open time without using an attempt. Wakes on NOTIFY, when an endpoint runs out of
+ * waiting rows, when a retry is recorded, at the next due time it knows of, and on the poll.
+ *
+ * Per-attempt database work is batched: one claim statement takes every row there is room
+ * for (up to twice each endpoint's bound: the rows beyond its free slots wait in `ready`), and
+ * finished attempts are recorded together (group commit, `Batcher`). An endpoint's
+ * slot is freed when its request is over, before the record is written (the row stays leased
+ * until then, so nobody else takes it); the overall bound (`workers`) counts attempts until
+ * they are recorded, which bounds the records waiting to be written.
  */
 export function startScheduler(opts: SchedulerOptions): Scheduler {
   const log = opts.logger.child({ component: 'scheduler' });
-  // A lease outlives any attempt (the endpoint lookup, then the attempt's own deadline).
-  const leaseMs = opts.attemptTimeoutMs + 30_000;
+  // A lease outlives the wait in `ready` (until a slot of its endpoint frees: at most one
+  // attempt's deadline) plus the attempt itself, with room for the endpoint lookup and the record.
+  const leaseMs = 2 * opts.attemptTimeoutMs + 30_000;
   const agents = new PinnedAgents(opts.attemptTimeoutMs);
   const sleeper = new Sleeper();
   const perEndpoint = new Map<string, number>();
   const running = new Set<Promise<void>>();
+  const recorder = new Batcher<AttemptCompletion, boolean>((items) => recordAttempts(opts.db, items), RECORD_BATCH);
   let stopping = false;
 
+  // Claimed (leased) rows waiting for a slot of their endpoint: up to one more round of its
+  // bound, so that a freed slot starts the next attempt at once instead of after the next
+  // claim's round trips (which capped each endpoint at about 4 attempts per claim cycle).
+  const ready = new Map<string, Array<{ row: ClaimedDelivery; token: string }>>();
+  let queued = 0;
+  const deferredAt = new Map<string, number>();
+  let roomless = false;
+
   const busy = (endpointId: string) => perEndpoint.get(endpointId) ?? 0;
-  const saturated = () => [...perEndpoint].filter(([id, n]) => n >= opts.breakers.capacity(id, opts.maxPerEndpoint)).map(([id]) => id);
+  const capacity = (endpointId: string) => opts.breakers.capacity(endpointId, opts.maxPerEndpoint);
+  const held = (endpointId: string) => busy(endpointId) + (ready.get(endpointId)?.length ?? 0);
+  const saturated = () => [...new Set([...perEndpoint.keys(), ...ready.keys()])].filter((id) => held(id) >= 2 * capacity(id));
+
+  /** Starts waiting attempts while their endpoint has a free slot and the overall bound allows. */
+  function pump(): void {
+    for (const [id, waiting] of ready) {
+      if (running.size >= opts.workers) return;
+      while (waiting.length > 0 && running.size < opts.workers && busy(id) < capacity(id)) {
+        const next = waiting.shift()!;
+        queued -= 1;
+        dispatch(next.row, next.token);
+      }
+      if (waiting.length === 0) ready.delete(id);
+    }
+  }
 
   function dispatch(row: ClaimedDelivery, token: string): void {
     perEndpoint.set(row.endpoint_id, busy(row.endpoint_id) + 1);
-    const p: Promise<void> = attempt(row, token)
+    let freed = false;
+    const freeSlot = () => {
+      if (freed) return;
+      freed = true;
+      const n = busy(row.endpoint_id) - 1;
+      if (n > 0) perEndpoint.set(row.endpoint_id, n);
+      else perEndpoint.delete(row.endpoint_id);
+      if (!stopping) pump();
+      // The claim loop only needs to run when this endpoint has nothing left waiting (or the
+      // last claim found no room): a wake per finished request cost a claim round trip each.
+      if (!ready.has(row.endpoint_id) || roomless) sleeper.wake();
+    };
+    const p: Promise<void> = attempt(row, token, freeSlot)
       .catch((err: unknown) => log.error({ deliveryId: row.id, endpointId: row.endpoint_id, err: (err as Error).message }, 'attempt could not be recorded; the lease will expire and it is retried'))
       .finally(() => {
-        const n = busy(row.endpoint_id) - 1;
-        if (n > 0) perEndpoint.set(row.endpoint_id, n);
-        else perEndpoint.delete(row.endpoint_id);
+        freeSlot();
         running.delete(p);
-        sleeper.wake();
+        if (!stopping) pump();
+        if (roomless) sleeper.wake();
       });
     running.add(p);
   }
 
-  async function attempt(row: ClaimedDelivery, token: string): Promise<void> {
-    // The endpoint as it is now: the secret may have been rotated, the endpoint disabled or deleted.
+  async function attempt(row: ClaimedDelivery, token: string, requestDone: () => void): Promise<void> {
+    // The endpoint as it is now (within the cache's TTL): disabled, deleted or unsubscribed → cancelled.
     let endpoint;
     try {
-      endpoint = (await opts.webhooks.endpointsFor(row.org_id, row.event_type)).find((e) => e.id === row.endpoint_id);
+      endpoint = await opts.endpoints.endpoint(row.org_id, row.event_type, row.endpoint_id);
     } catch (err) {
       log.warn({ deliveryId: row.id, endpointId: row.endpoint_id, err: (err as Error).message }, 'webhook service unavailable; attempt postponed');
       await releaseLease(opts.db, row.id, token, new Date(Date.now() + DEPENDENCY_RETRY_MS));
@@ -141,7 +190,11 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       outcome = 'failed';
     } finally {
       clearTimeout(timer);
+      requestDone();
     }
+    // A failing endpoint is the one most likely to have been disabled or deleted meanwhile (5
+    // failures disable it): its retry, due sooner than the cache expires, asks again.
+    if (outcome !== 'delivered') opts.endpoints.invalidate(row.org_id);
     await finish(row, token, { attemptId, number, attemptedAt, durationMs: Math.round(performance.now() - started), result, outcome });
   }
 
@@ -155,10 +208,9 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       step.kind === 'retry'
         ? { status: 'pending' as const, retryInMs: step.waitMs }
         : { status: step.kind };
-    const held = await recordAttempt(
-      opts.db,
+    const held = await recorder.add({
       token,
-      {
+      attempt: {
         attemptId: a.attemptId,
         deliveryId: row.id,
         eventId: row.event_id,
@@ -173,7 +225,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
         outcome: a.outcome,
       },
       next,
-    );
+    });
     opts.metrics.attempts.inc({ event_type: row.event_type, outcome: a.outcome });
     if (a.outcome !== 'cancelled') opts.metrics.attemptDuration.observe(a.durationMs / 1000);
     const fields = { deliveryId: row.id, eventId: row.event_id, endpointId: row.endpoint_id, attempt: a.number, attemptId: a.attemptId, outcome: a.outcome, statusCode: a.result.statusCode, durationMs: a.durationMs };
@@ -181,7 +233,11 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       log.warn(fields, 'lease lost during the attempt; attempt logged, delivery left to its new owner');
       return;
     }
-    if (step.kind === 'retry') log.info({ ...fields, error: a.result.error, retryInMs: step.waitMs }, 'attempt failed; retry scheduled');
+    if (step.kind === 'retry') {
+      log.info({ ...fields, error: a.result.error, retryInMs: step.waitMs }, 'attempt failed; retry scheduled');
+      // The loop times its next look by the earliest due row: this one is due sooner than the lease it had.
+      sleeper.wake();
+    }
     else {
       opts.metrics.deliveries.inc({ event_type: row.event_type, outcome: step.kind });
       log.info({ ...fields, error: a.result.error, final: step.kind }, 'delivery final');
@@ -194,38 +250,55 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       let waitMs = opts.pollIntervalMs;
       let more = false;
       try {
-        const free = opts.workers - running.size;
+        // Attempts running (until recorded) plus those waiting: at most twice the overall bound.
+        const free = 2 * opts.workers - running.size - queued;
+        roomless = free <= 0;
         if (free > 0) {
+          // An open breaker's endpoint is left out of the claim; its due rows are moved to the
+          // moment it half-opens (no attempt used), so they neither look due meanwhile nor
+          // count as late.
+          const notClosed = opts.breakers.notClosed();
+          const blocked = notClosed.filter((b) => b.blockedUntil !== undefined);
+          const now = Date.now();
+          for (const b of blocked) {
+            if (now - (deferredAt.get(b.endpointId) ?? 0) < DEFER_EVERY_MS) continue;
+            deferredAt.set(b.endpointId, now);
+            await deferDue(opts.db, b.endpointId, b.blockedUntil!);
+          }
+          for (const id of deferredAt.keys()) if (!blocked.some((b) => b.endpointId === id)) deferredAt.delete(id);
+          const exclude = [...saturated(), ...blocked.map((b) => b.endpointId)];
+          const room = new Map<string, number>();
+          for (const id of new Set([...perEndpoint.keys(), ...ready.keys(), ...notClosed.map((b) => b.endpointId)])) {
+            room.set(id, Math.max(0, 2 * capacity(id) - held(id)));
+          }
           const token = randomUUID();
-          const claimed = await claimDue(opts.db, {
+          const { rows: claimed, fetched } = await claimDue(opts.db, {
             limit: free,
-            excludeEndpoints: saturated(),
+            excludeEndpoints: exclude,
+            room,
+            defaultRoom: 2 * opts.maxPerEndpoint,
             leaseMs,
             token,
-            decide(rows) {
-              const take: ClaimedDelivery[] = [];
-              const defer: Array<{ id: string; until: Date }> = [];
-              const reserved = new Map<string, number>();
-              for (const row of rows) {
-                const until = opts.breakers.blockedUntil(row.endpoint_id);
-                if (until) {
-                  defer.push({ id: row.id, until });
-                  continue;
-                }
-                const n = busy(row.endpoint_id) + (reserved.get(row.endpoint_id) ?? 0);
-                if (n < opts.breakers.capacity(row.endpoint_id, opts.maxPerEndpoint)) {
-                  take.push(row);
-                  reserved.set(row.endpoint_id, (reserved.get(row.endpoint_id) ?? 0) + 1);
-                }
-              }
-              return { take, defer };
-            },
           });
-          for (const row of claimed) dispatch(row, token);
-          more = claimed.length === free;
-          if (!more) {
-            const dueInMs = await msUntilNextDue(opts.db, saturated());
-            if (dueInMs !== undefined) waitMs = Math.min(opts.pollIntervalMs, Math.max(MIN_WAIT_MS, Math.ceil(dueInMs)));
+          for (const row of claimed) {
+            const waiting = ready.get(row.endpoint_id);
+            if (waiting) waiting.push({ row, token });
+            else ready.set(row.endpoint_id, [{ row, token }]);
+            queued += 1;
+          }
+          pump();
+          // A full page may have hidden due rows behind rows of endpoints that just reached
+          // their bound; those endpoints are left out of the next claim, so looking again at
+          // once makes progress instead of waiting for a finished attempt.
+          more = claimed.length === free || (fetched === free && claimed.length < fetched);
+          // Only when nothing could be taken: otherwise the attempts just dispatched wake the
+          // loop when they finish, and it looks again then (one query less per claim).
+          if (claimed.length === 0 && !more) {
+            const dueInMs = await msUntilNextDue(opts.db, [...saturated(), ...blocked.map((b) => b.endpointId)]);
+            // Deferred rows become due when their breaker half-opens: look again then.
+            const halfOpenInMs = Math.min(...blocked.map((b) => b.blockedUntil!.getTime() - Date.now()));
+            const nextMs = Math.min(dueInMs ?? Number.POSITIVE_INFINITY, halfOpenInMs);
+            if (Number.isFinite(nextMs)) waitMs = Math.min(opts.pollIntervalMs, Math.max(MIN_WAIT_MS, Math.ceil(nextMs)));
           }
         }
       } catch (err) {
@@ -233,7 +306,13 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       }
       if (!more && !stopping) await sleeper.wait(waitMs);
     }
+    // Leased but never started: due again at once, for this or another replica.
+    const unstarted = [...ready.values()].flat();
+    ready.clear();
+    queued = 0;
+    await Promise.all(unstarted.map((w) => releaseLease(opts.db, w.row.id, w.token, new Date()).catch((err: unknown) => log.warn({ deliveryId: w.row.id, err: (err as Error).message }, 'could not give a waiting delivery back; its lease will expire'))));
     await Promise.all(running);
+    await recorder.flushed();
   })();
 
   return {

@@ -3,6 +3,7 @@ import { adminEnableWebhook } from './admin-enable-webhook.ts';
 import { adminListWebhooks } from './admin-list-webhooks.ts';
 import type { Registration } from './context.ts';
 import { internalDeliveryOutcome } from './internal-delivery-outcome.ts';
+import { internalDeliveryOutcomes } from './internal-delivery-outcomes.ts';
 import { internalListEndpoints } from './internal-list-endpoints.ts';
 import { publicCreateWebhook } from './public-create-webhook.ts';
 import { publicDeleteWebhook } from './public-delete-webhook.ts';
@@ -21,4 +22,5 @@ export const registrations: Registration[] = [
   adminEnableWebhook,
   internalListEndpoints,
   internalDeliveryOutcome,
+  internalDeliveryOutcomes,
 ];

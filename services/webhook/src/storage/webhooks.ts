@@ -88,3 +88,56 @@ export async function recordDeliveryOutcome(
     .returning(['is_enabled', 'consecutive_failures'])
     .executeTakeFirst();
 }
+
+export interface EndpointState {
+  is_enabled: boolean;
+  consecutive_failures: number;
+}
+
+/**
+ * Records many outcomes, in the order given, with exactly the rules of `recordDeliveryOutcome`
+ * applied one after the other, but with two statements in all: the endpoints' rows are locked
+ * (in id order, so concurrent batches cannot deadlock), the outcomes are folded in memory and
+ * each endpoint is updated once. Answers the state after each outcome, undefined for an
+ * unknown endpoint. Run it in a transaction (the locks must last until the update).
+ */
+export async function recordDeliveryOutcomes(
+  trx: Kysely<WebhookDatabase>,
+  outcomes: ReadonlyArray<{ id: string; delivered: boolean }>,
+): Promise<Array<EndpointState | undefined>> {
+  if (outcomes.length === 0) return [];
+  const ids = [...new Set(outcomes.map((o) => o.id))].sort();
+  const rows = await trx
+    .selectFrom('webhooks')
+    .select(['id', 'is_enabled', 'consecutive_failures'])
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  const state = new Map(rows.map((r) => [r.id, { is_enabled: r.is_enabled, consecutive_failures: r.consecutive_failures, disable: false }]));
+  const answers = outcomes.map((o) => {
+    const s = state.get(o.id);
+    if (!s) return undefined;
+    if (o.delivered) s.consecutive_failures = 0;
+    else {
+      s.consecutive_failures += 1;
+      if (s.consecutive_failures >= AUTO_DISABLE_AFTER && s.is_enabled) {
+        s.is_enabled = false;
+        s.disable = true;
+      }
+    }
+    return { is_enabled: s.is_enabled, consecutive_failures: s.consecutive_failures };
+  });
+  if (state.size > 0) {
+    const values = sql.join([...state].map(([id, s]) => sql`(${id}::uuid, ${s.is_enabled}::boolean, ${s.consecutive_failures}::integer, ${s.disable}::boolean)`));
+    await sql`
+      update webhooks w
+      set is_enabled = v.is_enabled,
+          consecutive_failures = v.consecutive_failures,
+          disabled_at = case when v.disable then now() else w.disabled_at end,
+          updated_at = now()
+      from (values ${values}) as v (id, is_enabled, consecutive_failures, disable)
+      where w.id = v.id`.execute(trx);
+  }
+  return answers;
+}

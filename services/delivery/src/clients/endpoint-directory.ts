@@ -1,0 +1,77 @@
+import type { Endpoint, WebhookClient } from './webhook-client.ts';
+
+/**
+ * The webhook service's answer to "which enabled endpoints of this organisation receive this
+ * event type" (with secrets), kept for at most `ttlMs` per (organisation, event type).
+ *
+ * Asking once per event and once per attempt cost an HTTP call, a query and the decryption of
+ * every one of the organisation's secrets in the webhook service each time: at 1,000
+ * deliveries/s that was most of both services' CPU. Within the TTL the answer may be stale, so
+ * a deleted, disabled or unsubscribed endpoint, a new endpoint or a changed filter takes
+ * effect within `ttlMs` (README, "Endpoint cache"). To keep that window from costing a retry:
+ * whoever learns that an endpoint may have changed (a failed attempt, an outcome that disabled
+ * it, a cancellation) drops the organisation's entries, so the next attempt asks again.
+ * Concurrent misses of one key share one call; failures are not cached.
+ */
+export class EndpointDirectory {
+  readonly #entries = new Map<string, { at: number; endpoints: Promise<Endpoint[]> }>();
+  readonly #byOrg = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly client: Pick<WebhookClient, 'endpointsFor'>,
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  endpointsFor(orgId: string, eventType: string): Promise<Endpoint[]> {
+    if (this.ttlMs <= 0) return this.client.endpointsFor(orgId, eventType);
+    const key = `${orgId} ${eventType}`;
+    const now = this.now();
+    const hit = this.#entries.get(key);
+    if (hit && now - hit.at < this.ttlMs) return hit.endpoints;
+    if (hit) this.#delete(orgId, key);
+    if (this.#entries.size >= this.maxEntries) this.#evictExpired(now);
+    const endpoints = this.client.endpointsFor(orgId, eventType);
+    const entry = { at: now, endpoints };
+    this.#entries.set(key, entry);
+    let keys = this.#byOrg.get(orgId);
+    if (!keys) this.#byOrg.set(orgId, (keys = new Set()));
+    keys.add(key);
+    endpoints.catch(() => {
+      if (this.#entries.get(key) === entry) this.#delete(orgId, key);
+    });
+    return endpoints;
+  }
+
+  /** One endpoint as it is now (within the TTL); undefined when deleted, disabled or not subscribed to `eventType`. */
+  async endpoint(orgId: string, eventType: string, endpointId: string): Promise<Endpoint | undefined> {
+    return (await this.endpointsFor(orgId, eventType)).find((e) => e.id === endpointId);
+  }
+
+  /** Forgets everything known about the organisation's endpoints. */
+  invalidate(orgId: string): void {
+    const keys = this.#byOrg.get(orgId);
+    if (!keys) return;
+    for (const key of keys) this.#entries.delete(key);
+    this.#byOrg.delete(orgId);
+  }
+
+  #delete(orgId: string, key: string): void {
+    this.#entries.delete(key);
+    const keys = this.#byOrg.get(orgId);
+    keys?.delete(key);
+    if (keys?.size === 0) this.#byOrg.delete(orgId);
+  }
+
+  #evictExpired(now: number): void {
+    for (const [key, entry] of this.#entries) {
+      if (now - entry.at >= this.ttlMs) this.#delete(key.slice(0, key.indexOf(' ')), key);
+    }
+    // Still full of live entries: drop the oldest (Map keeps insertion order).
+    while (this.#entries.size >= this.maxEntries) {
+      const oldest = this.#entries.keys().next().value as string;
+      this.#delete(oldest.slice(0, oldest.indexOf(' ')), oldest);
+    }
+  }
+}
