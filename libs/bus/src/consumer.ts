@@ -46,6 +46,12 @@ export interface ConsumedEvent {
  * Runs inside a transaction that has already recorded the event in the inbox: everything it
  * writes through `trx` commits with that record, or not at all. Throw to have the event
  * redelivered later.
+ *
+ * The transaction may hold a batch of events (handled one after the other, in stream order):
+ * locks the handler takes are held until the whole batch commits, and its effects for the
+ * events before it are visible through `trx`. A throw rolls the whole batch back; each of its
+ * events is then handled again in a transaction of its own, so a handler may run twice for an
+ * event whose first run was rolled back (as on any redelivery).
  */
 export type EventHandler<DB> = (event: ConsumedEvent, trx: Transaction<DB>) => Promise<void>;
 
@@ -62,8 +68,19 @@ export interface ConsumerOptions<DB> {
   /** For log lines only; the tables resolve through the db's search_path. */
   schema?: string;
   handler: EventHandler<DB>;
-  /** Handlers running at once in this replica (default 4). */
+  /** Transactions (batches) running at once in this replica (default 4). */
   concurrency?: number;
+  /**
+   * Most events handled in one transaction (default 32): the messages already received when a
+   * transaction starts, up to this many (see lingerMs). 1 gives one transaction per event.
+   */
+  batchSize?: number;
+  /**
+   * While another transaction of this consumer runs, how long a batch that is not full waits
+   * for more messages before it starts (default 5 ms). With nothing else running it starts at
+   * once, so a lone event is not delayed; 0 never waits.
+   */
+  lingerMs?: number;
   logger: Logger;
   registry?: Registry;
   /** Redelivery after this long without an ack (default 30 s); long handlers are kept alive. */
@@ -84,15 +101,22 @@ export interface RunningConsumer {
 const defaultRetryDelay = (n: number) => Math.min(60_000, 1_000 * 2 ** Math.max(0, n - 1));
 
 /**
- * A durable pull consumer with explicit acks, bounded concurrency and inbox dedupe:
- * each event's handler runs in a transaction that first inserts (consumer, event id) into the
- * inbox; a conflict means it was processed already, so it is just acked. Success acks, failure
- * naks with a delay. Delivery is at least once; the inbox makes the effects exactly once.
+ * A durable pull consumer with explicit acks, bounded concurrency, batching and inbox dedupe.
+ *
+ * The messages already received (up to `batchSize`) are handled in one transaction: one
+ * multi-row inbox insert (`on conflict do nothing`), then the handler of each event that was
+ * not in the inbox yet, in stream order; one commit, then every message is acked. When the
+ * batch fails (a handler throws, a deadlock, the commit), it is rolled back and each of its
+ * messages is handled in a transaction of its own, so only a failing event is nak'ed. A lone
+ * message takes that per-event path directly. Delivery is at least once; the inbox makes the
+ * effects exactly once.
  */
 export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<RunningConsumer> {
   const log = opts.logger.child({ component: 'consumer', consumer: opts.durable, stream: opts.stream, schema: opts.schema });
   const registry = opts.registry ?? new Registry();
   const concurrency = Math.max(1, opts.concurrency ?? 4);
+  const batchSize = Math.max(1, opts.batchSize ?? 32);
+  const lingerMs = Math.max(0, opts.lingerMs ?? 5);
   const ackWaitMs = opts.ackWaitMs ?? 30_000;
   const maxDeliver = opts.maxDeliver ?? 20;
   const retryDelay = opts.retryDelayMs ?? defaultRetryDelay;
@@ -101,9 +125,11 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
   const processed = counter(registry, 'consumer_processed_total', 'Events handled, by consumer and outcome (success, duplicate, failure, dead).', ['consumer', 'outcome']);
   const redeliveries = counter(registry, 'consumer_redeliveries_total', 'Events received again after a nak, a timeout or a crash.', ['consumer']);
   const lag = gauge(registry, 'consumer_lag', 'Events in the stream not yet delivered to the consumer (num_pending).', ['consumer']);
-  const duration = histogram(registry, 'consumer_processing_duration_seconds', 'Time to handle one event, inbox and transaction included.', ['consumer'], [
+  const duration = histogram(registry, 'consumer_processing_duration_seconds', 'Time to handle one transaction (a batch of events, or one), inbox and commit included.', ['consumer'], [
     0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
   ]);
+  const batchEvents = histogram(registry, 'consumer_batch_size', 'Events handled per transaction.', ['consumer'], [1, 2, 4, 8, 16, 32, 64, 128]);
+  const fallbacks = counter(registry, 'consumer_batch_fallbacks_total', 'Batches rolled back and handled again one event per transaction.', ['consumer']);
 
   await ensureConsumer(opts.jsm, opts.stream, {
     durable_name: opts.durable,
@@ -111,25 +137,33 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     deliver_policy: DeliverPolicy.All,
     ack_wait: nanos(ackWaitMs),
     max_deliver: maxDeliver,
-    max_ack_pending: Math.max(1000, concurrency * 10),
+    max_ack_pending: Math.max(1000, concurrency * batchSize * 2),
     ...(opts.filterSubjects.length === 1 ? { filter_subject: opts.filterSubjects[0] } : { filter_subjects: opts.filterSubjects }),
   });
 
-  async function handle(m: JsMsg): Promise<void> {
+  const eventOf = (m: JsMsg): ConsumedEvent => ({
+    id: m.headers?.get('Nats-Msg-Id') || `${m.info.stream}:${m.seq}`,
+    subject: m.subject,
+    type: m.headers?.get(EVENT_TYPE_HEADER) || undefined,
+    orgId: m.headers?.get(ORG_ID_HEADER) || undefined,
+    payload: m.data,
+    deliveryCount: m.info.deliveryCount,
+    redelivered: m.info.redelivered,
+    streamSequence: m.seq,
+  });
+
+  /** A handler slower than ack_wait keeps its messages: tell the server they are still being worked on. */
+  const keepAlive = (ms: JsMsg[]) => setInterval(() => ms.forEach((m) => m.working()), Math.max(500, ackWaitMs / 2));
+
+  const observe = (started: bigint, events: number) => {
+    duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    batchEvents.observe(labels, events);
+  };
+
+  /** One event in its own transaction: success acks, failure naks with a delay (or terminates). */
+  async function handleOne(m: JsMsg, event: ConsumedEvent): Promise<void> {
     const started = process.hrtime.bigint();
-    const event: ConsumedEvent = {
-      id: m.headers?.get('Nats-Msg-Id') || `${m.info.stream}:${m.seq}`,
-      subject: m.subject,
-      type: m.headers?.get(EVENT_TYPE_HEADER) || undefined,
-      orgId: m.headers?.get(ORG_ID_HEADER) || undefined,
-      payload: m.data,
-      deliveryCount: m.info.deliveryCount,
-      redelivered: m.info.redelivered,
-      streamSequence: m.seq,
-    };
-    if (event.redelivered) redeliveries.inc(labels);
-    // A handler slower than ack_wait keeps its message: tell the server it is still working.
-    const keepAlive = setInterval(() => m.working(), Math.max(500, ackWaitMs / 2));
+    const alive = keepAlive([m]);
     try {
       const fresh = await opts.db.transaction().execute(async (trx) => {
         const inserted = await sql`
@@ -154,9 +188,49 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
         log.warn({ eventId: event.id, subject: event.subject, deliveries: event.deliveryCount, retryInMs: delay, err: errorMessage(err) }, 'event handler failed; will retry');
       }
     } finally {
-      clearInterval(keepAlive);
-      duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      clearInterval(alive);
+      observe(started, 1);
     }
+  }
+
+  async function handleBatch(msgs: JsMsg[]): Promise<void> {
+    const events = msgs.map(eventOf);
+    for (const e of events) if (e.redelivered) redeliveries.inc(labels);
+    if (msgs.length === 1) return handleOne(msgs[0]!, events[0]!);
+    const started = process.hrtime.bigint();
+    const alive = keepAlive(msgs);
+    let fresh: boolean[];
+    try {
+      fresh = await opts.db.transaction().execute(async (trx) => {
+        const inserted = await sql<{ event_id: string }>`
+          insert into inbox (consumer, event_id)
+          select ${opts.durable}, id from unnest(${events.map((e) => e.id)}::text[]) as id
+          on conflict do nothing returning event_id`.execute(trx);
+        // An id twice in one batch (a redelivery that caught up with the first copy) is new
+        // at most once: its first occurrence, in stream order.
+        const isNew = new Set(inserted.rows.map((r) => r.event_id));
+        const out: boolean[] = [];
+        for (const event of events) {
+          const first = isNew.delete(event.id);
+          out.push(first);
+          if (first) await opts.handler(event, trx);
+        }
+        return out;
+      });
+    } catch (err) {
+      clearInterval(alive);
+      fallbacks.inc(labels);
+      log.info({ events: msgs.length, err: errorMessage(err) }, 'batch rolled back; handling its events one by one');
+      // Sequential, so stream order holds here too.
+      for (const [i, m] of msgs.entries()) await handleOne(m, events[i]!);
+      return;
+    }
+    clearInterval(alive);
+    for (const [i, m] of msgs.entries()) {
+      m.ack();
+      processed.inc({ ...labels, outcome: fresh[i] ? 'success' : 'duplicate' });
+    }
+    observe(started, msgs.length);
   }
 
   let stopping = false;
@@ -178,13 +252,50 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
   const lagTimer = setInterval(() => void refreshLag(), opts.lagIntervalMs ?? 5_000);
   lagTimer.unref();
 
+  const NOT_YET = Symbol('not yet');
+  const turn = () => new Promise<typeof NOT_YET>((resolve) => setImmediate(() => resolve(NOT_YET)));
+
   const loop = (async () => {
     while (!stopping) {
       try {
-        messages = await consumer.consume({ max_messages: concurrency });
+        // Enough in hand to fill every batch slot; the client pulls more as these are taken.
+        messages = await consumer.consume({ max_messages: concurrency * batchSize });
         if (stopping) messages.stop();
-        for await (const m of messages) {
-          const p: Promise<void> = handle(m).finally(() => inflight.delete(p));
+        const it = messages[Symbol.asyncIterator]();
+        // A next() that had nothing ready when a batch was closed: the first of the next batch.
+        let carried: Promise<IteratorResult<JsMsg>> | undefined;
+        let ended = false;
+        while (!ended) {
+          const first = await (carried ?? it.next());
+          carried = undefined;
+          if (first.done) break;
+          const batch = [first.value];
+          // Alone, a batch takes what has already arrived and starts. Beside a running one, it
+          // lingers for more (until full, lingerMs, or nothing else runs): otherwise, with
+          // several slots free, a steady flow is cut into batches of one or two and each pays
+          // its own commit again.
+          const linger = inflight.size > 0 && lingerMs > 0;
+          let timer: NodeJS.Timeout | undefined;
+          const enough = linger
+            ? Promise.race([new Promise<typeof NOT_YET>((resolve) => (timer = setTimeout(() => resolve(NOT_YET), lingerMs))), Promise.all(inflight).then((): typeof NOT_YET => NOT_YET)])
+            : undefined;
+          // getPending() says whether anything is queued; the race guards against it counting
+          // an internal pull request.
+          while (batch.length < batchSize && (linger || messages.getPending() > 0)) {
+            const next = it.next();
+            const got = await Promise.race([next, enough ?? turn()]);
+            if (got === NOT_YET) {
+              carried = next;
+              break;
+            }
+            if (got.done) {
+              ended = true;
+              break;
+            }
+            batch.push(got.value);
+          }
+          clearTimeout(timer);
+          const p: Promise<void> = handleBatch(batch).finally(() => inflight.delete(p));
           inflight.add(p);
           if (inflight.size >= concurrency) await Promise.race(inflight);
         }
@@ -196,7 +307,7 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     await Promise.all(inflight);
   })();
 
-  log.info({ filterSubjects: opts.filterSubjects, concurrency }, 'consumer started');
+  log.info({ filterSubjects: opts.filterSubjects, concurrency, batchSize, lingerMs }, 'consumer started');
   return {
     async stop() {
       if (!stopping) {

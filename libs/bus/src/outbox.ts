@@ -51,22 +51,56 @@ export interface OutboxEvent {
 }
 
 /**
+ * Relays running in this process, with the pool they were given. A writer whose connection is
+ * checked out of such a pool (and whose schema is the relay's) needs no NOTIFY: the relay sees
+ * the connection go back to the pool, which kysely does only after COMMIT (or ROLLBACK) has
+ * answered, and wakes then. See `enqueueEvent`.
+ */
+interface LocalRelay {
+  schema: string;
+  /** Backend pids of the pool's connections checked out right now. */
+  checkedOut: Set<number>;
+  /** Connections that enqueued an event in their current transaction: wake when they return. */
+  awaiting: Set<number>;
+}
+const localRelays = new Set<LocalRelay>();
+
+const backendPid = (client: pg.PoolClient): number | undefined => (client as unknown as { processID?: number | null }).processID ?? undefined;
+
+/**
  * Puts an event in the outbox inside the caller's transaction, so it exists if and only if
- * the state change commits, and notifies `<schema>_outbox` (delivered by Postgres at commit)
- * so the relay wakes at once. Returns the event id. Refuses to run outside a transaction.
+ * the state change commits, and makes sure a relay wakes when it commits. Returns the event id.
+ * Refuses to run outside a transaction.
+ *
+ * The wake-up: when a relay of this process serves the schema through the pool the
+ * transaction's connection came from, that relay wakes when the connection is released after
+ * the commit, and no NOTIFY is sent. Otherwise (a process without a relay, a script) it runs
+ * `pg_notify(<schema>_outbox)`, delivered by Postgres at commit. Avoiding the NOTIFY matters:
+ * a transaction that has issued one takes a cluster-wide lock at commit and holds it until its
+ * commit record is flushed, so notifying writers commit one at a time (docs/events.md).
  */
 export async function enqueueEvent(trx: Kysely<any>, event: OutboxEvent): Promise<string> {
   if (!trx.isTransaction) throw new Error('enqueueEvent must run inside the transaction that changes the state');
   const id = event.id ?? randomUUID();
   const payload = Buffer.from(event.payload.buffer, event.payload.byteOffset, event.payload.byteLength);
-  // One round trip: the row and the wake-up notification (delivered by Postgres at commit).
-  await sql`
+  // `<pid>:<schema>` of every connection a local relay would see come back; the statement
+  // notifies only when this connection is not one of them (one round trip either way).
+  const local: string[] = [];
+  for (const r of localRelays) for (const pid of r.checkedOut) local.push(`${pid}:${r.schema}`);
+  const { rows } = await sql<{ pid: number; schema: string; notified: number }>`
     with o as (
       insert into outbox (id, subject, type, payload, org_id)
       values (${id}, ${event.subject}, ${event.type}, ${payload}, ${event.orgId ?? null})
       returning id
+    ), n as (
+      select pg_notify(current_schema() || '_outbox', '') from o
+      where pg_backend_pid() || ':' || current_schema() <> all(${local}::text[])
     )
-    select pg_notify(current_schema() || '_outbox', '') from o`.execute(trx);
+    select pg_backend_pid() as pid, current_schema() as schema, (select count(*) from n)::int as notified from o`.execute(trx);
+  const row = rows[0];
+  if (row && row.notified === 0) {
+    for (const r of localRelays) if (r.schema === row.schema && r.checkedOut.has(row.pid)) r.awaiting.add(row.pid);
+  }
   return id;
 }
 
@@ -78,7 +112,11 @@ export interface OutboxRelayOptions {
   db: Kysely<any>;
   /** The schema of the outbox table; names the NOTIFY channel. */
   schema: string;
-  /** Where to open the dedicated LISTEN connection: a pool (one client is held) or a URL. */
+  /**
+   * Where to open the dedicated LISTEN connection: a pool (one client is held) or a URL. Give
+   * the pool the service's writers use: the relay then wakes when a writer's connection comes
+   * back to it after a commit that enqueued events, and those writers send no NOTIFY.
+   */
   pool?: pg.Pool;
   url?: string;
   js: JetStreamClient;
@@ -87,7 +125,7 @@ export interface OutboxRelayOptions {
   registry?: Registry;
   /** Rows claimed per transaction (default 100). */
   batchSize?: number;
-  /** The safety poll, for a missed NOTIFY (default 1000 ms). */
+  /** The safety poll, for a missed wake-up (default 1000 ms). */
   pollIntervalMs?: number;
   /** PubAck timeout per message (default 5000 ms). */
   publishTimeoutMs?: number;
@@ -106,6 +144,7 @@ export interface OutboxRelay {
 
 interface OutboxRow {
   id: string;
+  seq: number | string;
   subject: string;
   type: string;
   payload: Buffer;
@@ -115,10 +154,14 @@ interface OutboxRow {
 /**
  * Publishes committed outbox rows to JetStream, in order, each with `Nats-Msg-Id` = its id.
  *
- * - Wakes on NOTIFY `<schema>_outbox`, on a slow safety poll, and after (re)connecting the
- *   LISTEN connection; drains until a batch comes back short.
- * - Claims rows with `for update skip locked` in a transaction that stays open while they are
- *   published and marked, so several relays never publish the same row concurrently.
+ * - Wakes when a writer of this process that enqueued events returns its connection to `pool`
+ *   after committing (see `enqueueEvent`), on NOTIFY `<schema>_outbox` (writers elsewhere),
+ *   on a slow safety poll, and after (re)connecting the LISTEN connection; drains until a
+ *   batch comes back short.
+ * - Claims and marks rows in one statement (`update … where id in (select … for update skip
+ *   locked)`) in a transaction that stays open while they are published, so several relays
+ *   never publish the same row concurrently, and a rollback (crash, failed publish) leaves
+ *   them unpublished.
  * - A crash after publishing and before the mark commits leaves the rows unpublished; they are
  *   published again with the same `Nats-Msg-Id`, which JetStream drops as a duplicate within
  *   its duplicate window. Nothing committed is lost, nothing is delivered twice.
@@ -149,6 +192,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   let lastGauges = 0;
 
   const listener = startListener(opts, outboxChannel(opts.schema), () => wakeup.wake(), log);
+  const local = opts.pool ? watchPool(opts.pool, opts.schema, () => wakeup.wake()) : undefined;
 
   async function drainBatch(): Promise<{ claimed: number; failed: boolean }> {
     return opts.db.transaction().execute(async (trx) => {
@@ -156,16 +200,24 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       // means the rows are published again with the same Nats-Msg-Id, which JetStream drops
       // (and the consumers' inbox catches past the duplicate window).
       await sql`set local synchronous_commit = off`.execute(trx);
-      const { rows } = await sql<OutboxRow>`
-        select id, subject, type, payload, org_id from outbox
-        where published_at is null
-        order by seq
-        limit ${batchSize}
-        for update skip locked`.execute(trx);
+      // Claimed and marked at once: the row locks taken here hold until commit, and a rollback
+      // undoes the mark, so the mark can come before the publish (one statement, one write per
+      // row, instead of a select that locks and an update after).
+      const claimed = await sql<OutboxRow>`
+        update outbox set published_at = now(), attempts = attempts + 1, last_error = null
+        where id in (
+          select id from outbox
+          where published_at is null
+          order by seq
+          limit ${batchSize}
+          for update skip locked)
+        returning id, seq, subject, type, payload, org_id`.execute(trx);
+      const rows = claimed.rows.sort((a, b) => Number(a.seq) - Number(b.seq));
       // Publish the whole batch before awaiting any ack: messages go out on one connection in
       // claim order, so the stream keeps that order, and a batch costs one round trip instead of
-      // one per event. Rows up to the first failure are marked; the failed row and those after
-      // it stay unpublished and go again (a later one that did land is dropped as a duplicate).
+      // one per event. Rows up to the first failure stay marked; the failed row and those after
+      // it go back to unpublished and go again (a later one that did land is dropped as a
+      // duplicate).
       const acks = await Promise.allSettled(
         rows.map((row) => {
           const h: MsgHdrs = headers();
@@ -174,7 +226,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
           return opts.js.publish(row.subject, row.payload, { msgID: row.id, headers: h, timeout: publishTimeoutMs });
         }),
       );
-      const done: string[] = [];
+      let done = 0;
       let failure: { id: string; error: string } | undefined;
       for (const [i, ack] of acks.entries()) {
         const row = rows[i]!;
@@ -183,17 +235,20 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
           break;
         }
         if (ack.value.duplicate) log.info({ eventId: row.id }, 'outbox row was already in the stream (duplicate dropped)');
-        done.push(row.id);
-      }
-      if (done.length > 0) {
-        await sql`update outbox set published_at = now(), attempts = attempts + 1, last_error = null where id = any(${done}::uuid[])`.execute(trx);
+        done += 1;
       }
       if (failure) {
-        await sql`update outbox set attempts = attempts + 1, last_error = ${failure.error} where id = ${failure.id}`.execute(trx);
+        // Only the failed row counts an attempt; the ones after it were not really tried.
+        const undo = rows.slice(done).map((r) => r.id);
+        await sql`
+          update outbox set published_at = null,
+            attempts = case when id = ${failure.id} then attempts else attempts - 1 end,
+            last_error = case when id = ${failure.id} then ${failure.error} else null end
+          where id = any(${undo}::uuid[])`.execute(trx);
         log.warn({ eventId: failure.id, err: failure.error }, 'outbox publish failed');
         failures.inc();
       }
-      published.inc(done.length);
+      published.inc(done);
       return { claimed: rows.length, failed: failure !== undefined };
     });
   }
@@ -249,7 +304,40 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       wakeup.wake();
       backoffSleep.wake();
       await loop;
+      local?.close();
       await listener.close();
+    },
+  };
+}
+
+/**
+ * Registers a relay of this process for `enqueueEvent`'s wake-up (see `LocalRelay`): tracks
+ * which of the pool's connections are checked out, and calls `onCommit` when one that
+ * enqueued an event comes back. pg-pool emits `release` synchronously from `client.release()`,
+ * which kysely calls once COMMIT has answered, so the rows are visible to the next claim.
+ */
+function watchPool(pool: pg.Pool, schema: string, onCommit: () => void): { close(): void } {
+  const relay: LocalRelay = { schema, checkedOut: new Set(), awaiting: new Set() };
+  const onAcquire = (client: pg.PoolClient) => {
+    const pid = backendPid(client);
+    if (pid !== undefined) relay.checkedOut.add(pid);
+  };
+  const onRelease = (_err: Error, client: pg.PoolClient) => {
+    const pid = backendPid(client);
+    if (pid === undefined) return;
+    relay.checkedOut.delete(pid);
+    if (relay.awaiting.delete(pid)) onCommit();
+  };
+  pool.on('acquire', onAcquire);
+  pool.on('release', onRelease);
+  localRelays.add(relay);
+  return {
+    close() {
+      localRelays.delete(relay);
+      pool.off('acquire', onAcquire);
+      // Writers still in a transaction get no wake-up from this relay any more: their rows wait
+      // for another replica's poll or the next relay's drain at start, as after a crash.
+      pool.off('release', onRelease);
     },
   };
 }

@@ -18,7 +18,7 @@ afterAll(async () => {
   await h.close();
 });
 
-async function consumer(name: string, handler: EventHandler<TestDB>, extra: { registry?: Registry; concurrency?: number } = {}): Promise<RunningConsumer> {
+async function consumer(name: string, handler: EventHandler<TestDB>, extra: { registry?: Registry; concurrency?: number; batchSize?: number } = {}): Promise<RunningConsumer> {
   const c = await startConsumer({
     js: h.js,
     jsm: h.jsm,
@@ -39,6 +39,20 @@ async function consumer(name: string, handler: EventHandler<TestDB>, extra: { re
 
 const publish = (name: string, id = randomUUID()) =>
   h.js.publish(`${h.prefix}.${name}.happened`, new TextEncoder().encode(id), { msgID: id }).then(() => id);
+
+/** Published before the consumer starts, so its first pull brings them all at once. */
+const publishAll = async (name: string, n: number) => {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i += 1) ids.push(await publish(name));
+  return ids;
+};
+
+/** Events per transaction, as the consumer_batch_size histogram saw them: [transactions, events]. */
+const batches = async (registry: Registry, name: string) => {
+  const values = (await registry.getSingleMetric('consumer_batch_size')?.get())?.values ?? [];
+  const of = (metric: string) => values.find((v) => (v as { metricName?: string }).metricName === metric && v.labels.consumer === name)?.value ?? 0;
+  return [of('consumer_batch_size_count'), of('consumer_batch_size_sum')];
+};
 
 const effects = async (consumerName: string) =>
   (await sql<{ event_id: string; replica: string }>`select event_id, replica from effects where consumer = ${consumerName}`.execute(h.database.db)).rows;
@@ -113,6 +127,93 @@ describe('consumer', () => {
     expect(rows).toHaveLength(40);
     expect(rows.filter((r) => r.replica === 'a').length).toBeGreaterThan(0);
     expect(rows.filter((r) => r.replica === 'b').length).toBeGreaterThan(0);
+  });
+
+  it('handles what is already there in one transaction, in stream order, and acks it all', async () => {
+    const registry = new Registry();
+    const ids = await publishAll('batch', 20);
+    const seen: Array<{ seq: number; before: number }> = [];
+    await consumer(
+      'batch',
+      async (event, trx) => {
+        // The batch shares one transaction: the effects of the events before are visible.
+        const before = await sql<{ n: number }>`select count(*)::int as n from effects where consumer = 'batch'`.execute(trx);
+        seen.push({ seq: event.streamSequence, before: before.rows[0]!.n });
+        await trx.insertInto('effects').values({ event_id: event.id, consumer: 'batch', replica: String(event.streamSequence) }).execute();
+      },
+      { registry, concurrency: 1, batchSize: 8 },
+    );
+    await eventually(async () => expect(new Set((await effects('batch')).map((r) => r.event_id))).toEqual(new Set(ids)));
+    expect(seen.map((s) => s.seq)).toEqual([...seen.map((s) => s.seq)].sort((a, b) => a - b));
+    expect(seen.map((s) => s.before)).toEqual(seen.map((_, i) => i));
+    const [transactions, events] = await batches(registry, 'batch');
+    expect(events).toBe(20);
+    // At most 8 per transaction, and fewer transactions than events.
+    expect(transactions).toBeGreaterThanOrEqual(3);
+    expect(transactions).toBeLessThan(20);
+    await eventually(async () => {
+      expect(await metric(registry, 'consumer_processed_total', { consumer: 'batch', outcome: 'success' })).toBe(20);
+      const info = await h.jsm.consumers.info(h.stream, 'batch');
+      expect(info.num_ack_pending).toBe(0);
+      expect(info.num_pending).toBe(0);
+    });
+  });
+
+  it('skips, inside a batch, an event already in the inbox and acks it with the others', async () => {
+    const registry = new Registry();
+    const done = randomUUID();
+    // Processed before a crash that lost the ack: the inbox row committed, the ack never left.
+    await sql`insert into inbox (consumer, event_id) values ('batchdup', ${done})`.execute(h.database.db);
+    const a = await publish('batchdup');
+    await publish('batchdup', done);
+    const b = await publish('batchdup');
+    const calls: string[] = [];
+    await consumer(
+      'batchdup',
+      async (event, trx) => {
+        calls.push(event.id);
+        await trx.insertInto('effects').values({ event_id: event.id, consumer: 'batchdup', replica: 'a' }).execute();
+      },
+      { registry, concurrency: 1 },
+    );
+    await eventually(async () => {
+      const info = await h.jsm.consumers.info(h.stream, 'batchdup');
+      expect(info.num_ack_pending + info.num_pending).toBe(0);
+      expect(await metric(registry, 'consumer_processed_total', { consumer: 'batchdup', outcome: 'duplicate' })).toBe(1);
+    });
+    expect(calls).toEqual([a, b]);
+    expect((await effects('batchdup')).map((r) => r.event_id).sort()).toEqual([a, b].sort());
+    expect(await metric(registry, 'consumer_processed_total', { consumer: 'batchdup', outcome: 'success' })).toBe(2);
+    expect(await metric(registry, 'consumer_batch_fallbacks_total', { consumer: 'batchdup' })).toBe(0);
+  });
+
+  it('rolls back a batch with a failing event, commits the others one by one, and redelivers only the failing one', async () => {
+    const registry = new Registry();
+    const ids = await publishAll('poison', 6);
+    const poison = ids[2]!;
+    const runs: string[] = [];
+    await consumer(
+      'poison',
+      async (event, trx) => {
+        runs.push(`${event.id}:${event.deliveryCount}`);
+        await trx.insertInto('effects').values({ event_id: event.id, consumer: 'poison', replica: String(event.deliveryCount) }).execute();
+        if (event.id === poison && event.deliveryCount === 1) throw new Error('poison');
+      },
+      { registry, concurrency: 1 },
+    );
+    await eventually(async () => expect((await effects('poison')).length).toBe(6));
+    const rows = await effects('poison');
+    expect(new Set(rows.map((r) => r.event_id))).toEqual(new Set(ids));
+    // Each effect once; only the poison event needed a second delivery.
+    for (const r of rows) expect(r.replica).toBe(r.event_id === poison ? '2' : '1');
+    // The others ran in the rolled-back batch and again on their own, never after a redelivery.
+    expect(runs.filter((r) => r.endsWith(':2'))).toEqual([`${poison}:2`]);
+    await eventually(async () => {
+      expect(await metric(registry, 'consumer_processed_total', { consumer: 'poison', outcome: 'success' })).toBe(6);
+      expect(await metric(registry, 'consumer_processed_total', { consumer: 'poison', outcome: 'failure' })).toBe(1);
+      expect(await metric(registry, 'consumer_redeliveries_total', { consumer: 'poison' })).toBe(1);
+    });
+    expect(await metric(registry, 'consumer_batch_fallbacks_total', { consumer: 'poison' })).toBeGreaterThanOrEqual(1);
   });
 
   it('creating the same durable again is idempotent and keeps its position', async () => {

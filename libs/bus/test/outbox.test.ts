@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { sql } from '@preflight/db';
+import { createDatabase, sql } from '@preflight/db';
 import { TEST_DATABASE_URL, eventually } from '@preflight/testing';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,20 +153,68 @@ describe('outbox relay', () => {
     expect(seen).toHaveLength(150);
   });
 
-  it('wakes on NOTIFY, long before its safety poll', async () => {
+  it('wakes on the commit of a writer of its own pool without a NOTIFY, and on a NOTIFY from any other writer', async () => {
     for (const stop of stoppers.splice(0).reverse()) await stop();
     const { seen } = await recorder('notify');
-    relay({ pollIntervalMs: 30_000 });
     const channel = `${h.schema}_outbox`;
+    // Counts the notifications on the relay's channel, as another replica would get them.
+    const other = createDatabase({ url: TEST_DATABASE_URL, schema: h.schema, poolMax: 2 });
+    stoppers.push(() => other.close());
+    const listener = await other.pool.connect();
+    stoppers.push(async () => listener.release());
+    const notified: string[] = [];
+    listener.on('notification', (n) => notified.push(n.channel));
+    await listener.query(`listen "${channel}"`);
+
+    relay({ pollIntervalMs: 30_000 });
     // The relay is listening.
     await eventually(async () => {
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where query = ${`listen "${channel}"`}`.execute(h.database.db);
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where query = ${`listen "${channel}"`} and pid <> ${(listener as unknown as { processID: number }).processID}`.execute(h.database.db);
       expect(rows[0]?.n).toBe(1);
     });
+    // The relay runs on this pool: it sees the connection come back after the commit.
     const first = await enqueue(`${h.prefix}.notify.happened`, 'first');
     await eventually(() => expect(seen.map((e) => e.id)).toEqual([first]), { timeoutMs: 5_000 });
-    // The relay is now in its 30 s wait: only the NOTIFY can bring the second one this fast.
-    const second = await enqueue(`${h.prefix}.notify.happened`, 'second');
+    // The relay is now in its 30 s wait: only a NOTIFY can bring this one (another pool) this fast.
+    const second = randomUUID();
+    await other.db.transaction().execute((trx) => enqueueEvent(trx, { id: second, subject: `${h.prefix}.notify.happened`, type: 'test.Body', payload: enc('second') }));
     await eventually(() => expect(seen.map((e) => e.id)).toEqual([first, second]), { timeoutMs: 5_000 });
+    // Notifications arrive in commit order: the second one's is here, so the first sent none.
+    await eventually(() => expect(notified).toEqual([channel]));
+  });
+
+  it('after a failed publish, republishes from the failed row on, counting one attempt for it alone', async () => {
+    for (const stop of stoppers.splice(0).reverse()) await stop();
+    const { seen } = await recorder('fail', 1);
+    const subject = `${h.prefix}.fail.happened`;
+    const ids: string[] = [];
+    await h.database.db.transaction().execute(async (trx) => {
+      for (const body of ['a', 'b', 'c']) ids.push(await enqueueEvent(trx, { subject, type: 'test.Body', payload: enc(body) }));
+    });
+    let failOnce = true;
+    const js = new Proxy(h.js, {
+      get(target, prop) {
+        if (prop === 'publish') {
+          return (subj: string, payload: Uint8Array, opts?: { msgID?: string }) => {
+            if (failOnce && opts?.msgID === ids[1]) {
+              failOnce = false;
+              return Promise.reject(new Error('JetStream unavailable'));
+            }
+            return target.publish(subj, payload, opts as never);
+          };
+        }
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const registry = new Registry();
+    const r = startOutboxRelay({ db: h.database.db, pool: h.database.pool, schema: h.schema, js, logger, registry, backoff: { initialMs: 10 } });
+    stoppers.push(() => r.stop());
+    await eventually(async () => expect(await unpublished()).toBe(0));
+    // 'c' landed in the first round (after the failed 'b'), and its republish was dropped.
+    await eventually(() => expect(seen.map((e) => dec(e.payload))).toEqual(['a', 'c', 'b']));
+    const rows = await sql<{ id: string; attempts: number; last_error: string | null }>`select id, attempts, last_error from outbox where subject = ${subject}`.execute(h.database.db);
+    expect(Object.fromEntries(rows.rows.map((x) => [x.id, [x.attempts, x.last_error]]))).toEqual({ [ids[0]!]: [1, null], [ids[1]!]: [2, null], [ids[2]!]: [1, null] });
+    expect(await metric(registry, 'outbox_publish_failures_total')).toBe(1);
   });
 });

@@ -36,6 +36,8 @@ export interface EventsSettings {
   producerPoolMax: number;
   consumerPoolMax: number;
   consumerConcurrency: number;
+  /** Most events per consumer transaction (startConsumer's batchSize). */
+  consumerBatchSize: number;
   /** Relay capacity: rows put in the outbox before the relay starts (concurrent acks, serial emulation). */
   capacityRows: number;
   serialRows: number;
@@ -57,6 +59,7 @@ export const DEFAULT_EVENTS_SETTINGS: EventsSettings = {
   producerPoolMax: 10,
   consumerPoolMax: 10,
   consumerConcurrency: 8,
+  consumerBatchSize: 32,
   capacityRows: 20_000,
   serialRows: 5_000,
   drainTimeoutS: 30,
@@ -93,6 +96,11 @@ export interface ThroughputPhase {
   path: 'outbox' | 'bare';
   /** False for the diagnostic run without a consumer (the relay alone behind the writers). */
   withConsumer: boolean;
+  /**
+   * The diagnostic run as the bus worked before: the relay not told the writers' pool (so
+   * enqueueEvent sends its NOTIFY in the writer's transaction) and one consumer transaction per event.
+   */
+  former: boolean;
   closed: ThroughputResult;
   windowS: number;
   committedPerS: number;
@@ -104,6 +112,9 @@ export interface ThroughputPhase {
   relayBacklogSlope: number;
   /** Published and not yet consumed. */
   consumerBacklogEnd: number;
+  /** Consumer transactions committed per second in the window, and events per transaction. */
+  consumerTxPerS: number;
+  consumerBatchMean: number;
   consumerBacklogSlope: number;
   /** After the window: seconds until the relay's backlog was gone (outbox), NaN if not within the drain timeout. */
   relayDrainS: number;
@@ -271,10 +282,11 @@ interface Env {
 }
 
 /** A durable consumer over `<prefix>.<token>.>` counting (and, when asked, timing) handler starts. */
-async function counter(env: Env, token: string, timeIds: boolean) {
+async function counter(env: Env, token: string, timeIds: boolean, batchSize = env.s.consumerBatchSize) {
   const receivedAt = new Map<string, number>();
   let count = 0;
   let stopped = false;
+  const registry = new Registry();
   const consumer: RunningConsumer = await startConsumer({
     js: env.subJs,
     jsm: env.subJsm,
@@ -284,8 +296,9 @@ async function counter(env: Env, token: string, timeIds: boolean) {
     db: env.consumerDb.db,
     schema: env.consumerDb.schema,
     logger,
-    registry: new Registry(),
+    registry,
     concurrency: env.s.consumerConcurrency,
+    batchSize,
     handler: async (event) => {
       const t = performance.now();
       count += 1;
@@ -298,19 +311,27 @@ async function counter(env: Env, token: string, timeIds: boolean) {
     await consumer.stop();
   };
   env.onCleanup(stop);
+  /** Committed consumer transactions and the events in them, so far. */
+  const transactions = async () => {
+    const values = (await registry.getSingleMetric('consumer_batch_size')?.get())?.values ?? [];
+    const of = (name: string) => values.find((v) => (v as { metricName?: string }).metricName === name)?.value ?? 0;
+    return { tx: of('consumer_batch_size_count'), events: of('consumer_batch_size_sum') };
+  };
   return {
     receivedAt,
     get count() {
       return count;
     },
+    transactions,
     stop,
   };
 }
 
-function startRelay(env: Env, probe: RelayProbe): OutboxRelay {
+/** `former`: LISTEN on a connection of its own and not the writers' pool, so writers NOTIFY in their transactions as before. */
+function startRelay(env: Env, probe: RelayProbe, former = false): OutboxRelay {
   const relay = startOutboxRelay({
     db: probe.db,
-    pool: env.producer.pool,
+    ...(former ? { url: TEST_DATABASE_URL } : { pool: env.producer.pool }),
     schema: env.producer.schema,
     js: probe.js,
     logger,
@@ -451,13 +472,13 @@ async function latencyPhase(env: Env, path: 'outbox' | 'bare'): Promise<LatencyP
   return r;
 }
 
-async function throughputPhase(env: Env, path: 'outbox' | 'bare', withConsumer = true): Promise<ThroughputPhase> {
+async function throughputPhase(env: Env, path: 'outbox' | 'bare', withConsumer = true, former = false): Promise<ThroughputPhase> {
   const s = env.s;
-  const token = `tp_${path}${withConsumer ? '' : '_alone'}`;
+  const token = `tp_${path}${withConsumer ? '' : '_alone'}${former ? '_former' : ''}`;
   const event = statusChanged(`${env.prefix}.${token}`);
-  const consumer = withConsumer ? await counter(env, token, false) : { count: 0, stop: async () => undefined };
+  const consumer = withConsumer ? await counter(env, token, false, former ? 1 : s.consumerBatchSize) : { count: 0, stop: async () => undefined, transactions: async () => ({ tx: 0, events: 0 }) };
   const probe = relayProbe(env.pubJs, env.producer.pool);
-  const relay = path === 'outbox' ? startRelay(env, probe) : undefined;
+  const relay = path === 'outbox' ? startRelay(env, probe, former) : undefined;
   const commit = committer(env, event);
   const publish = barePublisher(env, event);
   let committed = 0;
@@ -506,8 +527,21 @@ async function throughputPhase(env: Env, path: 'outbox' | 'bare', withConsumer =
   };
   await quiesce(env);
   const width = path === 'outbox' ? s.writers : s.barePublishWindow;
-  log(`throughput, ${path}${withConsumer ? '' : ' without a consumer'}: ${width} ${path === 'outbox' ? 'writers' : 'publishes in flight'}, ${s.tpWarmupS} s warm-up + ${s.tpDurationS} s`);
+  log(`throughput, ${path}${withConsumer ? '' : ' without a consumer'}${former ? ' as before (NOTIFY in the writer transaction, consumer batch 1)' : ''}: ${width} ${path === 'outbox' ? 'writers' : 'publishes in flight'}, ${s.tpWarmupS} s warm-up + ${s.tpDurationS} s`);
+  // The consumer's transaction counts at the window's edges (read when the window opens and closes).
+  let txStart: Promise<{ tx: number; events: number }> = Promise.resolve({ tx: 0, events: 0 });
+  let txStop: Promise<{ tx: number; events: number }> = txStart;
+  const [openWindow, closeWindow] = [window.start, window.stop];
+  window.start = () => {
+    openWindow();
+    txStart = consumer.transactions();
+  };
+  window.stop = () => {
+    closeWindow();
+    txStop = consumer.transactions();
+  };
   const closed = await opThroughput(op, { workers: width, warmupS: s.tpWarmupS, durationS: s.tpDurationS, window });
+  const [txBegin, txEnd] = [await txStart, await txStop];
   const windowS = (t1 - t0) / 1000;
   const committedPerS = path === 'outbox' ? (snap.end.c - snap.start.c) / windowS : NaN;
   const publishedPerS = (snap.end.p - snap.start.p) / windowS;
@@ -536,6 +570,7 @@ async function throughputPhase(env: Env, path: 'outbox' | 'bare', withConsumer =
   const r: ThroughputPhase = {
     path,
     withConsumer,
+    former,
     closed,
     windowS,
     committedPerS,
@@ -546,6 +581,8 @@ async function throughputPhase(env: Env, path: 'outbox' | 'bare', withConsumer =
     relayBacklogSlope,
     consumerBacklogEnd,
     consumerBacklogSlope,
+    consumerTxPerS: (txEnd.tx - txBegin.tx) / windowS,
+    consumerBatchMean: txEnd.tx > txBegin.tx ? (txEnd.events - txBegin.events) / (txEnd.tx - txBegin.tx) : NaN,
     relayDrainS,
     keptUp,
     sustained: path === 'outbox' ? (keptUp ? committedPerS : publishedPerS) : publishedPerS,
@@ -553,7 +590,7 @@ async function throughputPhase(env: Env, path: 'outbox' | 'bare', withConsumer =
     cpu: cpu.usage,
   };
   log(
-    `  ${path}${withConsumer ? '' : ' (no consumer)'}: ${path === 'outbox' ? `committed ${Math.round(committedPerS)}/s, ` : ''}published ${Math.round(publishedPerS)}/s, consumed ${Math.round(consumedPerS)}/s; relay backlog ${relayBacklogStart} → ${relayBacklogEnd} (slope ${relayBacklogSlope.toFixed(0)}/s)${withConsumer ? `, consumer backlog ${consumerBacklogEnd}` : ''}${closed.problems.length ? `  PROBLEMS: ${closed.problems.join(', ')}` : ''}`,
+    `  ${path}${withConsumer ? '' : ' (no consumer)'}${former ? ' (as before)' : ''}: ${path === 'outbox' ? `committed ${Math.round(committedPerS)}/s, ` : ''}published ${Math.round(publishedPerS)}/s, consumed ${Math.round(consumedPerS)}/s; relay backlog ${relayBacklogStart} → ${relayBacklogEnd} (slope ${relayBacklogSlope.toFixed(0)}/s)${withConsumer ? `, consumer backlog ${consumerBacklogEnd}, ${Math.round(r.consumerTxPerS)} consumer tx/s of ${r.consumerBatchMean.toFixed(1)} events` : ''}${closed.problems.length ? `  PROBLEMS: ${closed.problems.join(', ')}` : ''}`,
   );
   return r;
 }
@@ -639,7 +676,7 @@ function checksOf(latency: LatencyPhase[], throughput: ThroughputPhase[], s: Eve
       othersCores: othersCores(lo.cpu),
     });
   }
-  const to = throughput.find((t) => t.path === 'outbox' && t.withConsumer);
+  const to = throughput.find((t) => t.path === 'outbox' && t.withConsumer && !t.former);
   const tb = throughput.find((t) => t.path === 'bare');
   if (to) {
     checks.push({
@@ -713,6 +750,7 @@ export async function runEvents(s: EventsSettings, onCleanup: Cleanup): Promise<
   throughput.push(await throughputPhase(env, 'outbox'));
   throughput.push(await throughputPhase(env, 'bare'));
   throughput.push(await throughputPhase(env, 'outbox', false));
+  throughput.push(await throughputPhase(env, 'outbox', true, true));
   const ceiling: CeilingPhase[] = [];
   for (const v of ['enqueueEvent', 'no-notify', 'notify-after-commit'] as const) ceiling.push(await ceilingPhase(env, v));
   const capacity: CapacityPhase[] = [];

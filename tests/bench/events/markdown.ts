@@ -16,7 +16,7 @@ function limitingStage(tp: ThroughputPhase, cap: CapacityPhase | undefined, ceil
   const free = ceiling.find((c) => c.variant === 'no-notify');
   const ceilText =
     own && free
-      ? ` Without relay and consumer the same writers commit ${fmtRate(own.closed.rps)}, and ${fmtRate(free.closed.rps)} without the \`pg_notify\` (below).`
+      ? ` Without relay and consumer the same writers commit ${fmtRate(free.closed.rps)} (no \`pg_notify\`, as enqueueEvent does beside a relay of its process), and ${fmtRate(own.closed.rps)} with one in each transaction (below).`
       : '';
   return `the producers (Postgres transactions from ${tp.closed.latency.count ? `writers whose commits took p50 ${fmtMs(tp.closed.latency.p50)}` : 'the writers'}), not the relay: the relay kept up with every commit (backlog ${n(tp.relayBacklogStart)} → ${n(tp.relayBacklogEnd)}).${capText}${ceilText}`;
 }
@@ -48,10 +48,10 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
   out.push('Settings:');
   out.push('- Runs first in every full `npm run bench`; alone with `npm run bench -w tests -- --only=events` (also rewrites this section; `--quick` and `--no-write` leave it alone). The harness is `tests/bench/events`; it stops by itself in about 3–4 minutes and removes its schemas and stream.');
   out.push(
-    `- One process (this harness) runs the producers, the real \`startOutboxRelay\` (batch ${s.batchSize}, LISTEN/NOTIFY wake-up, defaults otherwise) on the producer's pool (max ${s.producerPoolMax}, as a service's \`DB_POOL_MAX\` default) in an isolated schema holding \`outbox\` and a small \`bench_state\` table, and durable consumers (the real \`startConsumer\`, concurrency ${s.consumerConcurrency}, inbox in a second isolated schema, pool max ${s.consumerPoolMax}); producer and consumer sides have their own NATS connection. One stream (file storage, 1 replica, 2 min duplicate window); each phase has its own subject and durable. The event is a protobuf \`IssueStatusChanged\` (${r.eventBytes} bytes) with \`Nats-Msg-Id\` and the type/org headers. Postgres and NATS on 127.0.0.1.`,
+    `- One process (this harness) runs the producers, the real \`startOutboxRelay\` (batch ${s.batchSize}, defaults otherwise; given the producer's pool, so it wakes when a writer's connection comes back to the pool after a commit that enqueued an event, and writers send no NOTIFY) on the producer's pool (max ${s.producerPoolMax}, as a service's \`DB_POOL_MAX\` default) in an isolated schema holding \`outbox\` and a small \`bench_state\` table, and durable consumers (the real \`startConsumer\`, concurrency ${s.consumerConcurrency}, batches of up to ${s.consumerBatchSize}, inbox in a second isolated schema, pool max ${s.consumerPoolMax}); producer and consumer sides have their own NATS connection. One stream (file storage, 1 replica, 2 min duplicate window); each phase has its own subject and durable. The event is a protobuf \`IssueStatusChanged\` (${r.eventBytes} bytes) with \`Nats-Msg-Id\` and the type/org headers. Postgres and NATS on 127.0.0.1.`,
   );
   out.push(
-    `- A producer transaction inserts one \`bench_state\` row and calls \`enqueueEvent\` (outbox row + \`pg_notify\`), then commits. The handler only notes its start time; its transaction (inbox row) commits and the message is acked as in a service.`,
+    `- A producer transaction inserts one \`bench_state\` row and calls \`enqueueEvent\` (outbox row), then commits. The handler only notes its start time; its transaction (inbox rows of the batch) commits and the messages are acked as in a service.`,
   );
   out.push(
     `- Latency: open loop at ${s.rate} events/s (\`tests/bench/lib/open-loop.ts\`), ${s.warmupS} s warm-up then ${s.durationS} s. **Outbox**: from the producer's commit (its \`transaction().execute()\` resolved) to the consumer's handler start. **Bare**: \`js.publish\` (with \`msgID\`) at the same rate on the producer connection, from the publish call to the handler start of the same kind of consumer. Same process, same clock (\`performance.now()\`).`,
@@ -99,7 +99,7 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
       table(
         ['Step', 'p50', 'p99', 'max'],
         [
-          ['commit → relay publish call (NOTIFY, wake-up, claim select)', fmtMs(lo.pickup.p50), fmtMs(lo.pickup.p99), fmtMs(lo.pickup.max)],
+          ['commit → relay publish call (wake-up, claim)', fmtMs(lo.pickup.p50), fmtMs(lo.pickup.p99), fmtMs(lo.pickup.max)],
           ['relay publish call → PubAck', fmtMs(lo.pubAck.p50), fmtMs(lo.pubAck.p99), fmtMs(lo.pubAck.max)],
           ['relay publish call → handler start', fmtMs(lo.publishToHandler.p50), fmtMs(lo.publishToHandler.p99), fmtMs(lo.publishToHandler.max)],
         ],
@@ -114,7 +114,9 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
   const trows: string[][] = [];
   for (const t of r.throughput) {
     trows.push([
-      t.path === 'outbox' ? `outbox, ${s.writers} writers${t.withConsumer ? '' : ', **no consumer** (diagnostic)'}` : `bare publish, ${s.barePublishWindow} in flight`,
+      t.path === 'outbox'
+        ? `outbox, ${s.writers} writers${t.withConsumer ? '' : ', **no consumer** (diagnostic)'}${t.former ? ', **as before** (NOTIFY in the writer transaction, one consumer transaction per event; diagnostic)' : ''}`
+        : `bare publish, ${s.barePublishWindow} in flight`,
       t.path === 'outbox' ? fmtRate(t.committedPerS) : '–',
       fmtRate(t.publishedPerS),
       t.withConsumer ? fmtRate(t.consumedPerS) : '–',
@@ -127,20 +129,33 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
   }
   out.push(table(['Path', 'Committed', 'Published (PubAcks)', 'Consumed', 'Relay backlog start → end (slope)', 'Relay drain after', 'Consumer backlog at end (slope)', 'Commit / publish p50 / p99', 'Errors'], trows));
   out.push('');
-  const to = r.throughput.find((t) => t.path === 'outbox' && t.withConsumer);
+  const to = r.throughput.find((t) => t.path === 'outbox' && t.withConsumer && !t.former);
   const alone = r.throughput.find((t) => t.path === 'outbox' && !t.withConsumer);
+  const former = r.throughput.find((t) => t.former);
   const capC = r.capacity.find((c) => c.mode === 'concurrent');
   if (to) {
     out.push(`Limiting stage of the outbox run: ${limitingStage(to, capC, r.ceiling)}`);
     out.push('');
     if (alone) {
       out.push(
-        `Without the consumer (its inbox transactions, one commit per event, share this machine's Postgres and this process), the same ${s.writers} writers committed ${fmtRate(alone.committedPerS)} and the relay ${alone.keptUp ? 'kept up' : '**fell behind**'} (published ${fmtRate(alone.publishedPerS)}, backlog ${n(alone.relayBacklogStart)} → ${n(alone.relayBacklogEnd)}).`,
+        `Without the consumer (its inbox transactions, one commit per batch, share this machine's Postgres and this process), the same ${s.writers} writers committed ${fmtRate(alone.committedPerS)} and the relay ${alone.keptUp ? 'kept up' : '**fell behind**'} (published ${fmtRate(alone.publishedPerS)}, backlog ${n(alone.relayBacklogStart)} → ${n(alone.relayBacklogEnd)}).`,
+      );
+      out.push('');
+    }
+    if (to.withConsumer && Number.isFinite(to.consumerBatchMean)) {
+      out.push(
+        `The consumer committed ${fmtRate(to.consumerTxPerS)} transactions of ${f1(to.consumerBatchMean)} events on average (batches of up to ${s.consumerBatchSize}, concurrency ${s.consumerConcurrency})${former && Number.isFinite(former.consumerBatchMean) ? `; one per event before (${fmtRate(former.consumerTxPerS)})` : ''}.`,
+      );
+      out.push('');
+    }
+    if (former) {
+      out.push(
+        `As the bus worked before (each writer's transaction sending a NOTIFY, one consumer transaction per event), in this same run: ${fmtRate(former.committedPerS)} committed, ${fmtRate(former.publishedPerS)} published, ${fmtRate(former.consumedPerS)} consumed (relay ${former.keptUp ? 'kept up' : '**fell behind**'}); sustained ${fmtRate(former.sustained)}, against ${fmtRate(to.sustained)} now (${fmtRatio(to.sustained / former.sustained)}).`,
       );
       out.push('');
     }
     if (to.consumedPerS < to.publishedPerS * 0.95) {
-      out.push(`The consumer (one inbox transaction per event, concurrency ${s.consumerConcurrency}) handled ${fmtRate(to.consumedPerS)}, less than was published: its backlog grows; consumers scale by replicas sharing the durable, which this single-process run does not do.`);
+      out.push(`The consumer (batches of up to ${s.consumerBatchSize} events per inbox transaction, concurrency ${s.consumerConcurrency}) handled ${fmtRate(to.consumedPerS)}, less than was published: its backlog grows; consumers scale by replicas sharing the durable, which this single-process run does not do.`);
       out.push('');
     }
   }
@@ -148,8 +163,8 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
     out.push(`### Producer commit ceiling (${s.writers} writers, no relay, no consumer)`);
     out.push('');
     const label: Record<EventsReport['ceiling'][number]['variant'], string> = {
-      enqueueEvent: 'state row + `enqueueEvent` (outbox row + `pg_notify` in the transaction), as above',
-      'no-notify': 'state row + the same outbox insert, no `pg_notify`',
+      enqueueEvent: 'state row + `enqueueEvent` with no relay in the process (outbox row + `pg_notify` in the transaction: its fallback, and what every writer did before)',
+      'no-notify': 'state row + the same outbox insert, no `pg_notify` (what `enqueueEvent` does beside a relay of its process, as above)',
       'notify-after-commit': 'state row + outbox insert, commit, then `select pg_notify(…)` on its own (autocommit)',
     };
     const base = r.ceiling.find((c) => c.variant === 'enqueueEvent');
@@ -186,7 +201,6 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
       y ? f1(y.totalMs) : '–',
       y ? f1(y.claimMs) : '–',
       y ? `${f1(y.publishMs)} (p99 ${f1(y.publishP99Ms)})` : '–',
-      y ? f1(y.markMs) : '–',
       y ? `${f1(y.beginMs)} / ${f1(y.commitMs)}` : '–',
       y ? f1(y.gapMs) : '–',
     ]);
@@ -201,12 +215,11 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
       f1(tc.totalMs),
       f1(tc.claimMs),
       `${f1(tc.publishMs)} (p99 ${f1(tc.publishP99Ms)})`,
-      f1(tc.markMs),
       `${f1(tc.beginMs)} / ${f1(tc.commitMs)}`,
       f1(tc.gapMs),
     ]);
   }
-  out.push(table(['Relay', 'Published', 'Rate', 'Rows per claim', 'Claim tx ms', 'Claim select ms', 'First publish → last PubAck ms', 'Mark update ms', 'Begin / commit ms', 'Gap to next claim ms'], crows));
+  out.push(table(['Relay', 'Published', 'Rate', 'Rows per claim', 'Claim tx ms', 'Claim + mark ms (one statement)', 'First publish → last PubAck ms', 'Begin / commit ms', 'Gap to next claim ms'], crows));
   out.push('');
   const ser = r.capacity.find((c) => c.mode === 'serial');
   if (capC && ser) {
@@ -224,7 +237,7 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
     rowsCpu.push([label, `${u.coresBusy.toFixed(2)} of ${m.nproc}`, ...groups.map((g) => ((u.seconds[g] ?? 0) / u.wallS).toFixed(2))]);
   };
   for (const l of r.latency) add(`latency, ${l.path}`, l.cpu);
-  for (const t of r.throughput) add(`throughput, ${t.path}${t.withConsumer ? '' : ', no consumer'}`, t.cpu);
+  for (const t of r.throughput) add(`throughput, ${t.path}${t.withConsumer ? '' : ', no consumer'}${t.former ? ', as before' : ''}`, t.cpu);
   for (const c of r.ceiling) add(`commit ceiling, ${c.variant}`, c.cpu);
   for (const c of r.capacity) add(`relay capacity, ${c.mode}`, c.cpu);
   out.push(table(['Window', 'Cores busy', ...groups.map((g) => `${g} (cores)`)], rowsCpu));

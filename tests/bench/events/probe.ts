@@ -11,7 +11,7 @@ import type pg from 'pg';
  *   once the previous one was acknowledged — exactly what the relay did before commit c0c74be
  *   (one awaited publish per row), to measure what concurrent acks are worth;
  * - a kysely instance over the producer's own pool whose query log times the claim
- *   transaction's statements (begin, claim select, mark update, commit).
+ *   transaction's statements (begin, the claim-and-mark statement, the update that puts rows back after a failed publish, commit).
  */
 export interface RelayCycle {
   /** performance.now() when the claim transaction's `begin` was sent. */
