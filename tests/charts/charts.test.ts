@@ -350,11 +350,11 @@ describe('policy', () => {
   const toComponent = (rules: EgressRule[], name: string, port: number) =>
     rules.some((r) => r.ports?.some((p) => p.port === port) && r.to?.some((p) => p.podSelector?.matchLabels['app.kubernetes.io/name'] === name));
 
-  it('the services on the event stream may reach NATS; the others may not', () => {
-    for (const s of EVENT_SERVICES) for (const r of [`${s}:default`, `${s}:production`]) expect(allowsPort(egress(r, s), 4222), r).toBe(true);
-    for (const s of ['gateway', 'webhook']) expect(allowsPort(egress(`${s}:default`, s), 4222), s).toBe(false);
+  it('the services on the event stream, and the webhook service for its signal, may reach NATS; the gateway may not', () => {
+    for (const s of [...EVENT_SERVICES, 'webhook']) for (const r of [`${s}:default`, `${s}:production`]) expect(allowsPort(egress(r, s), 4222), r).toBe(true);
+    expect(allowsPort(egress('gateway:default', 'gateway'), 4222)).toBe(false);
     // production names the NATS pods instead of any address
-    for (const s of ['campaign', 'issue']) {
+    for (const s of ['campaign', 'issue', 'webhook']) {
       const nats = egress('preflight:production', s).find((r) => r.ports?.some((p) => p.port === 4222))!;
       expect(nats.to?.length, s).toBeGreaterThan(0);
     }

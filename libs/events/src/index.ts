@@ -42,3 +42,4 @@ export {
   type PublicEnvelope,
   type PublicEvent,
 } from './public.ts';
+export { endpointsChangedSubject } from './signals.ts';

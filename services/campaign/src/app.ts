@@ -102,6 +102,10 @@ export async function startCampaignService(config: CampaignConfig, opts: StartOp
       schema: database.schema,
       logger,
       registry,
+      // One batch transaction at a time: a batch locks the campaigns of its events one after
+      // another, so two batches in parallel could lock two campaigns in opposite orders and
+      // deadlock. Batching, not parallel transactions, gives this consumer its throughput.
+      concurrency: 1,
       handler: readinessHandler({ prefix, logger, metrics }),
     });
 

@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connectNats, ensureStream, eventStreamOptions, startConsumer, type RunningConsumer } from '@preflight/bus';
 import type { Kysely } from '@preflight/db';
 import { createDatabase, migrateToLatest } from '@preflight/db';
-import { allSubjects } from '@preflight/events';
+import { allSubjects, endpointsChangedSubject } from '@preflight/events';
 import { createApp, createRegistry, serve } from '@preflight/http';
 import { createLogger, type Logger } from '@preflight/log';
 import type { Resolver } from './attempt/target.ts';
@@ -103,6 +103,12 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
     const jsm = await jetstreamManager(conn);
     const js = jetstream(conn);
     await ensureStream(jsm, eventStreamOptions(config));
+    // The webhook service signals endpoint changes so the cache does not wait out its TTL.
+    conn.subscribe(endpointsChangedSubject(config.EVENTS_SUBJECT_PREFIX), {
+      callback: (err, msg) => {
+        if (!err) endpoints.invalidate(msg.string());
+      },
+    });
 
     const outcomes = startOutcomeReporter({
       db: database.db,

@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '@preflight/log';
 import type { WebhookConfig } from './config.ts';
 import { migrations } from './migrations/index.ts';
 import { registrations } from './routes/index.ts';
+import { startEndpointChangeSignal } from './signals/endpoints-changed.ts';
 import type { WebhookDatabase } from './storage/schema.ts';
 import { createTargetChecker, type HostResolver } from './targets/target-check.ts';
 
@@ -48,6 +49,7 @@ export async function startWebhookService(opts: StartOptions): Promise<RunningWe
   const { config } = opts;
   const logger = opts.logger ?? createLogger('webhook', { level: config.LOG_LEVEL });
   const database = openDatabase(config);
+  const signal = startEndpointChangeSignal({ url: config.NATS_URL, subjectPrefix: config.EVENTS_SUBJECT_PREFIX, logger });
   try {
     if (config.MIGRATE_ON_START) await migrateToLatest(database.db as Kysely<unknown>, database.schema, migrations, logger);
     const targets = createTargetChecker({
@@ -57,7 +59,7 @@ export async function startWebhookService(opts: StartOptions): Promise<RunningWe
     const { app, markDraining } = createApp(
       { service: 'webhook', logger, registry: createRegistry('webhook'), readiness: { postgres: database.ping } },
       (a) => {
-        for (const register of registrations) register(a, { db: database.db, keys: config.WEBHOOK_SECRET_KEYS, targets, logger });
+        for (const register of registrations) register(a, { db: database.db, keys: config.WEBHOOK_SECRET_KEYS, targets, logger, signal });
       },
     );
     const server = await serve({
@@ -66,11 +68,12 @@ export async function startWebhookService(opts: StartOptions): Promise<RunningWe
       ...(opts.host ? { host: opts.host } : {}),
       logger,
       onDrain: markDraining,
-      onShutdown: [() => database.close()],
+      onShutdown: [() => signal.close(), () => database.close()],
       exitOnShutdown: opts.exitOnShutdown ?? true,
     });
     return { port: server.port, shutdown: server.shutdown };
   } catch (err) {
+    await signal.close();
     await database.close();
     throw err;
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { eventsConfigShape } from '@preflight/bus';
 import { env, loadConfig } from '@preflight/config';
 import { parseKeyRing } from './domain/secret-box.ts';
 
@@ -24,6 +25,11 @@ export const webhookConfigShape = {
       return z.NEVER;
     }
   }),
+
+  // Core NATS, for the signal that drops the delivery service's cached endpoints when they
+  // change (the webhook service publishes no domain events, so it needs no stream settings).
+  NATS_URL: eventsConfigShape.NATS_URL,
+  EVENTS_SUBJECT_PREFIX: eventsConfigShape.EVENTS_SUBJECT_PREFIX,
 
   // Lifts the public-address rule on webhook URLs: local development and tests only.
   WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool(false),

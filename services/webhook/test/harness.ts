@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { createDatabase, type Database } from '@preflight/db';
 import { callerHeaders, type Caller } from '@preflight/http';
 import { createLogger } from '@preflight/log';
-import { TEST_DATABASE_URL, dropSchemas, isolatedName } from '@preflight/testing';
+import { TEST_DATABASE_URL, TEST_NATS_URL, dropSchemas, isolatedName } from '@preflight/testing';
 import { startWebhookService } from '../src/app.ts';
 import { loadWebhookConfig } from '../src/config.ts';
 import type { WebhookDatabase } from '../src/storage/schema.ts';
@@ -25,6 +25,8 @@ export interface Reply {
 export interface Harness {
   base: string;
   schema: string;
+  /** EVENTS_SUBJECT_PREFIX of this instance: its endpoint-change signals go under it. */
+  subjectPrefix: string;
   /** Direct access to the service's tables, to check what is stored. */
   db: Database<WebhookDatabase>['db'];
   call(method: string, path: string, opts?: { as?: Caller; body?: unknown; headers?: Record<string, string> }): Promise<Reply>;
@@ -44,9 +46,12 @@ export interface HarnessOptions {
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const ownsSchema = opts.schema === undefined;
   const schema = opts.schema ?? isolatedName('webhook');
+  const subjectPrefix = isolatedName('webhook_subj');
   const config = loadWebhookConfig(
     {
       WEBHOOK_PORT: '0',
+      NATS_URL: TEST_NATS_URL,
+      EVENTS_SUBJECT_PREFIX: subjectPrefix,
       DATABASE_URL: TEST_DATABASE_URL,
       DB_SCHEMA: schema,
       DB_POOL_MAX: '4',
@@ -70,6 +75,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   return {
     base,
     schema,
+    subjectPrefix,
     db: reader.db,
     async call(method, path, { as, body, headers = {} } = {}) {
       const res = await fetch(`${base}${path}`, {

@@ -4,13 +4,14 @@ import { enableWebhook } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
 
 /** POST /admin/v1/webhooks/:id/enable: re-enables (idempotently) and resets the failure streak. */
-export const adminEnableWebhook: Registration = (app, { db, logger }) => {
+export const adminEnableWebhook: Registration = (app, { db, logger, signal }) => {
   app.post('/admin/v1/webhooks/:id/enable', async (req, res) => {
     requireAdmin(req);
     const id = pathId(req.params.id, 'webhook');
     const row = await enableWebhook(db, id);
     if (!row) throw notFound('webhook', id);
     logger.info({ webhookId: id, orgId: row.org_id }, 'webhook enabled');
+    await signal.changed(row.org_id);
     sendJson(req, res, 200, toAdminWebhook(row));
   });
 };

@@ -3,12 +3,13 @@ import { deleteWebhook } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
 
 /** DELETE /api/v1/webhooks/:id (spec 4.10): 204; unknown, foreign and malformed ids are 404 alike. */
-export const publicDeleteWebhook: Registration = (app, { db, logger }) => {
+export const publicDeleteWebhook: Registration = (app, { db, logger, signal }) => {
   app.delete('/api/v1/webhooks/:id', async (req, res) => {
     const caller = requireApiKey(req);
     const id = pathId(req.params.id, 'webhook');
     if (!(await deleteWebhook(db, id, caller.orgId))) throw notFound('webhook', id);
     logger.info({ webhookId: id, orgId: caller.orgId }, 'webhook deleted');
+    await signal.changed(caller.orgId);
     res.status(204).end();
   });
 };

@@ -1,0 +1,60 @@
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connectNats } from '@preflight/bus';
+import { endpointsChangedSubject } from '@preflight/events';
+import type { Logger } from '@preflight/log';
+
+/** Longest a request waits for NATS to take the signal (or, just after start, to connect) before answering anyway. */
+const SIGNAL_TIMEOUT_MS = 500;
+
+const within = (promise: Promise<unknown>, ms: number): Promise<unknown> => {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
+};
+
+export interface EndpointChangeSignal {
+  /**
+   * Tells every delivery replica to drop its cached endpoints of `orgId`. Resolves once NATS
+   * has the message (or after a short bound), so a caller that answers afterwards knows an
+   * event it triggers next is fanned out with the change: the signal reached the server first.
+   */
+  changed(orgId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects in the background: the webhook service serves its API without NATS, and a signal
+ * missed while it is away costs only the delivery cache's TTL (DELIVERY_ENDPOINT_CACHE_TTL_MS).
+ */
+export function startEndpointChangeSignal(opts: { url: string; subjectPrefix: string; logger: Logger }): EndpointChangeSignal {
+  const subject = endpointsChangedSubject(opts.subjectPrefix);
+  const log = opts.logger.child({ component: 'endpoint-signal' });
+  let nc: NatsConnection | undefined;
+  let closed = false;
+  const connected = connectNats({ url: opts.url, name: 'webhook', logger: opts.logger }).then(
+    (conn) => {
+      if (closed) return void conn.close();
+      nc = conn;
+    },
+    (err: unknown) => log.warn({ err: (err as Error).message }, 'nats unavailable; endpoint changes reach the delivery cache by its TTL only'),
+  );
+
+  return {
+    async changed(orgId) {
+      if (!nc && !closed) await within(connected, SIGNAL_TIMEOUT_MS);
+      if (!nc || nc.isClosed()) {
+        log.debug({ orgId }, 'nats not connected; endpoint change not signalled');
+        return;
+      }
+      try {
+        nc.publish(subject, orgId);
+        await within(nc.flush(), SIGNAL_TIMEOUT_MS);
+      } catch (err) {
+        log.warn({ orgId, err: (err as Error).message }, 'endpoint change not signalled');
+      }
+    },
+    async close() {
+      closed = true;
+      await nc?.drain().catch(() => undefined);
+    },
+  };
+}
