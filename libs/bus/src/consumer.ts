@@ -55,7 +55,21 @@ export interface ConsumedEvent {
  */
 export type EventHandler<DB> = (event: ConsumedEvent, trx: Transaction<DB>) => Promise<void>;
 
-export interface ConsumerOptions<DB> {
+/**
+ * Like `EventHandler`, but called once per transaction with the events of the batch that were
+ * not in the inbox yet, in stream order (never empty): lets a handler share work between the
+ * events of a batch (one lock, one write for several events). After a failed batch it is called
+ * with one event at a time, each in a transaction of its own, so it may see an event again that
+ * it saw in the rolled-back batch.
+ */
+export type BatchEventHandler<DB> = (events: ConsumedEvent[], trx: Transaction<DB>) => Promise<void>;
+
+/** Exactly one of the two. */
+export type ConsumerHandlerOptions<DB> = { handler: EventHandler<DB>; batchHandler?: never } | { batchHandler: BatchEventHandler<DB>; handler?: never };
+
+export type ConsumerOptions<DB> = ConsumerCommonOptions<DB> & ConsumerHandlerOptions<DB>;
+
+export interface ConsumerCommonOptions<DB> {
   js: JetStreamClient;
   jsm: JetStreamManager;
   stream: string;
@@ -67,7 +81,6 @@ export interface ConsumerOptions<DB> {
   db: Kysely<DB>;
   /** For log lines only; the tables resolve through the db's search_path. */
   schema?: string;
-  handler: EventHandler<DB>;
   /** Transactions (batches) running at once in this replica (default 4). */
   concurrency?: number;
   /**
@@ -105,7 +118,7 @@ const defaultRetryDelay = (n: number) => Math.min(60_000, 1_000 * 2 ** Math.max(
  *
  * The messages already received (up to `batchSize`) are handled in one transaction: one
  * multi-row inbox insert (`on conflict do nothing`), then the handler of each event that was
- * not in the inbox yet, in stream order; one commit, then every message is acked. When the
+ * not in the inbox yet, in stream order (or the batchHandler once, with all of them); one commit, then every message is acked. When the
  * batch fails (a handler throws, a deadlock, the commit), it is rolled back and each of its
  * messages is handled in a transaction of its own, so only a failing event is nak'ed. A lone
  * message takes that per-event path directly. Delivery is at least once; the inbox makes the
@@ -121,6 +134,16 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
   const maxDeliver = opts.maxDeliver ?? 20;
   const retryDelay = opts.retryDelayMs ?? defaultRetryDelay;
   const labels = { consumer: opts.durable };
+  // The types demand exactly one; a plain-JS caller or a cast could still pass both or none.
+  if ((opts.handler === undefined) === (opts.batchHandler === undefined)) throw new Error('startConsumer needs exactly one of handler and batchHandler');
+  const single = opts.handler;
+  const batched = opts.batchHandler;
+  /** The fresh events of one transaction, in stream order, to whichever handler was given. */
+  const handle = async (events: ConsumedEvent[], trx: Transaction<DB>): Promise<void> => {
+    if (events.length === 0) return;
+    if (batched) return batched(events, trx);
+    for (const event of events) await single!(event, trx);
+  };
 
   const processed = counter(registry, 'consumer_processed_total', 'Events handled, by consumer and outcome (success, duplicate, failure, dead).', ['consumer', 'outcome']);
   const redeliveries = counter(registry, 'consumer_redeliveries_total', 'Events received again after a nak, a timeout or a crash.', ['consumer']);
@@ -170,7 +193,7 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
           insert into inbox (consumer, event_id) values (${opts.durable}, ${event.id})
           on conflict do nothing returning event_id`.execute(trx);
         if (inserted.rows.length === 0) return false;
-        await opts.handler(event, trx);
+        await handle([event], trx);
         return true;
       });
       m.ack();
@@ -209,12 +232,8 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
         // An id twice in one batch (a redelivery that caught up with the first copy) is new
         // at most once: its first occurrence, in stream order.
         const isNew = new Set(inserted.rows.map((r) => r.event_id));
-        const out: boolean[] = [];
-        for (const event of events) {
-          const first = isNew.delete(event.id);
-          out.push(first);
-          if (first) await opts.handler(event, trx);
-        }
+        const out = events.map((event) => isNew.delete(event.id));
+        await handle(events.filter((_, i) => out[i]), trx);
         return out;
       });
     } catch (err) {

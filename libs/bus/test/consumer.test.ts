@@ -4,6 +4,7 @@ import { eventually } from '@preflight/testing';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureStream, startConsumer, type EventHandler, type RunningConsumer } from '../src/index.ts';
+import type { BatchEventHandler } from '../src/consumer.ts';
 import { createHarness, logger, type Harness, type TestDB } from './harness.ts';
 
 let h: Harness;
@@ -32,6 +33,25 @@ async function consumer(name: string, handler: EventHandler<TestDB>, extra: { re
     lagIntervalMs: 200,
     ...extra,
     handler,
+  });
+  running.push(c);
+  return c;
+}
+
+async function batchConsumer(name: string, batchHandler: BatchEventHandler<TestDB>, extra: { registry?: Registry; concurrency?: number; batchSize?: number } = {}): Promise<RunningConsumer> {
+  const c = await startConsumer({
+    js: h.js,
+    jsm: h.jsm,
+    stream: h.stream,
+    durable: name,
+    filterSubjects: [`${h.prefix}.${name}.>`],
+    db: h.database.db,
+    schema: h.schema,
+    logger,
+    retryDelayMs: () => 50,
+    lagIntervalMs: 200,
+    ...extra,
+    batchHandler,
   });
   running.push(c);
   return c;
@@ -214,6 +234,70 @@ describe('consumer', () => {
       expect(await metric(registry, 'consumer_redeliveries_total', { consumer: 'poison' })).toBe(1);
     });
     expect(await metric(registry, 'consumer_batch_fallbacks_total', { consumer: 'poison' })).toBeGreaterThanOrEqual(1);
+  });
+
+  it('calls a batchHandler once per batch with its fresh events in stream order, duplicates left out', async () => {
+    const registry = new Registry();
+    const ids = await publishAll('bhfresh', 6);
+    const done = ids[2]!;
+    await sql`insert into inbox (consumer, event_id) values ('bhfresh', ${done})`.execute(h.database.db);
+    const calls: Array<Array<{ id: string; seq: number }>> = [];
+    await batchConsumer(
+      'bhfresh',
+      async (events, trx) => {
+        calls.push(events.map((e) => ({ id: e.id, seq: e.streamSequence })));
+        for (const e of events) await trx.insertInto('effects').values({ event_id: e.id, consumer: 'bhfresh', replica: 'a' }).execute();
+      },
+      { registry, concurrency: 1, batchSize: 8 },
+    );
+    await eventually(async () => {
+      expect(await metric(registry, 'consumer_processed_total', { consumer: 'bhfresh', outcome: 'success' })).toBe(5);
+      expect(await metric(registry, 'consumer_processed_total', { consumer: 'bhfresh', outcome: 'duplicate' })).toBe(1);
+    });
+    const seen = calls.flat();
+    expect(seen.map((e) => e.id)).toEqual(ids.filter((id) => id !== done));
+    expect(seen.map((e) => e.seq)).toEqual([...seen.map((e) => e.seq)].sort((a, b) => a - b));
+    expect(calls.every((c) => c.length > 0)).toBe(true);
+    // Published before the consumer started: the first pull takes several at once.
+    const [transactions] = await batches(registry, 'bhfresh');
+    expect(calls.length).toBe(transactions);
+    expect(calls.some((c) => c.length > 1)).toBe(true);
+    expect(await metric(registry, 'consumer_batch_fallbacks_total', { consumer: 'bhfresh' })).toBe(0);
+  });
+
+  it('calls a batchHandler with one event at a time after its batch failed', async () => {
+    const registry = new Registry();
+    const ids = await publishAll('bhfail', 5);
+    const poison = ids[3]!;
+    const calls: string[][] = [];
+    await batchConsumer(
+      'bhfail',
+      async (events, trx) => {
+        calls.push(events.map((e) => `${e.id}:${e.deliveryCount}`));
+        for (const e of events) {
+          await trx.insertInto('effects').values({ event_id: e.id, consumer: 'bhfail', replica: String(e.deliveryCount) }).execute();
+          if (e.id === poison && e.deliveryCount === 1) throw new Error('poison');
+        }
+      },
+      { registry, concurrency: 1, batchSize: 8 },
+    );
+    await eventually(async () => expect((await effects('bhfail')).length).toBe(5));
+    for (const r of await effects('bhfail')) expect(r.replica).toBe(r.event_id === poison ? '2' : '1');
+    const failed = calls.findIndex((c) => c.includes(`${poison}:1`));
+    expect(calls[failed]!.length).toBeGreaterThan(1);
+    // Every call after the rolled-back batch: its events one by one, in stream order, then the redelivery.
+    const after = calls.slice(failed + 1);
+    expect(after.every((c) => c.length === 1)).toBe(true);
+    expect(after.slice(0, calls[failed]!.length).map((c) => c[0])).toEqual(calls[failed]);
+    expect(after.at(-1)).toEqual([`${poison}:2`]);
+    expect(await metric(registry, 'consumer_batch_fallbacks_total', { consumer: 'bhfail' })).toBe(1);
+  });
+
+  it('refuses to start with both a handler and a batchHandler, or neither', async () => {
+    const base = { js: h.js, jsm: h.jsm, stream: h.stream, durable: 'neither', filterSubjects: [`${h.prefix}.neither.>`], db: h.database.db, logger };
+    const handler = async () => undefined;
+    await expect(startConsumer({ ...base, handler, batchHandler: handler } as never)).rejects.toThrow(/exactly one/);
+    await expect(startConsumer(base as never)).rejects.toThrow(/exactly one/);
   });
 
   it('creating the same durable again is idempotent and keeps its position', async () => {

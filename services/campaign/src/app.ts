@@ -6,7 +6,7 @@ import { createApp, createRegistry, serve } from '@preflight/http';
 import { createLogger, type Logger } from '@preflight/log';
 import type { Registry } from 'prom-client';
 import type { CampaignConfig } from './config.ts';
-import { READINESS_CONSUMER, readinessHandler, readinessSubject } from './consumers/readiness.ts';
+import { READINESS_CONSUMER, readinessBatchHandler, readinessSubject } from './consumers/readiness.ts';
 import { campaignMetrics } from './metrics.ts';
 import { campaignMigrations } from './migrations/index.ts';
 import { routes } from './routes/index.ts';
@@ -102,11 +102,10 @@ export async function startCampaignService(config: CampaignConfig, opts: StartOp
       schema: database.schema,
       logger,
       registry,
-      // One batch transaction at a time: a batch locks the campaigns of its events one after
-      // another, so two batches in parallel could lock two campaigns in opposite orders and
-      // deadlock. Batching, not parallel transactions, gives this consumer its throughput.
-      concurrency: 1,
-      handler: readinessHandler({ prefix, logger, metrics }),
+      // Batches of different campaigns proceed side by side; those of one campaign queue on its
+      // statistics row. No deadlock: every batch locks its campaigns in campaignId order.
+      concurrency: 2,
+      batchHandler: readinessBatchHandler({ prefix, logger, metrics }),
     });
 
     const nc = nats;

@@ -10,7 +10,7 @@ export function campaignMetrics(registry: Registry): CampaignMetrics {
   return {
     readinessRecomputed: new Counter({
       name: 'campaign_readiness_recomputed_total',
-      help: "Readiness verdicts recomputed, by trigger (event, policy) and outcome (changed, unchanged, missing = campaign unknown).",
+      help: "Readiness verdicts recomputed, by trigger (event: once per campaign per consumer batch that changed an issue projection; policy) and outcome (changed, unchanged, missing = campaign unknown).",
       labelNames: ['trigger', 'outcome'],
       registers: [registry],
     }),

@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
+import type { ConsumedEvent } from '@preflight/bus';
 import { sql } from '@preflight/db';
+import { createEvent, encodeEvent, type DomainEventInit } from '@preflight/events';
+import { createLogger } from '@preflight/log';
 import { eventually } from '@preflight/testing';
-import { READINESS_CONSUMER } from '../src/consumers/readiness.ts';
+import { READINESS_CONSUMER, readinessBatchHandler } from '../src/consumers/readiness.ts';
+import { campaignMetrics } from '../src/metrics.ts';
 import { admin, apiKeyOf, createCampaign, createSite, json, MISSING_ID, newOrgId, problem, startTestService, type TestService } from './harness.ts';
 import { issueCreated, publishIssueEvent, statusChanged } from './events.ts';
 
@@ -188,6 +193,68 @@ describe('concurrency', () => {
     await Promise.all([...all, ...all].map(([kind, e]) => publishIssueEvent(svc, kind as 'IssueCreated', e as never)));
     await expectVerdict(campaignId, 'ReadyWithIssues', 'cleared');
     await expectStatsMatchProjection(campaignId);
+  });
+});
+
+describe('batches', () => {
+  /** An issue event as the consumer hands it over, without the stream (the handler is called directly). */
+  function consumed<K extends 'IssueCreated' | 'IssueStatusChanged'>(kind: K, init: DomainEventInit<K>, seq: number): ConsumedEvent {
+    const encoded = encodeEvent(createEvent(kind, init), svc.prefix);
+    return { id: randomUUID(), subject: encoded.subject, type: encoded.type, orgId, payload: encoded.payload, deliveryCount: 1, redelivered: false, streamSequence: seq };
+  }
+  const reportVersion = async (campaignId: string) =>
+    (await svc.db.selectFrom('campaigns').select(['report_version', 'readiness_level']).where('id', '=', campaignId).executeTakeFirstOrThrow());
+
+  it('applies a batch spanning campaigns with one recompute, so one report version at most, per campaign', async () => {
+    const a = await newCampaign('Batch A');
+    const b = await newCampaign('Batch B');
+    const registry = new Registry();
+    const handle = readinessBatchHandler({ prefix: svc.prefix, logger: createLogger('campaign-test', { level: 'silent' }), metrics: campaignMetrics(registry) });
+    const lowA = issueCreated({ orgId, campaignId: a, severity: 'Low' });
+    const highA = issueCreated({ orgId, campaignId: a, severity: 'High' });
+    const lowB = issueCreated({ orgId, campaignId: b, severity: 'Low' });
+    const batch = [
+      consumed('IssueCreated', lowB, 1),
+      consumed('IssueCreated', lowA, 2),
+      consumed('IssueCreated', highA, 3),
+      // Later in stream order, so it applies after the creation it follows.
+      consumed('IssueStatusChanged', statusChanged({ orgId, campaignId: a, issueId: highA.issueId, severity: 'High', from: 'New', to: 'Closed', revision: 2 }), 4),
+      // A repeat of a stale revision changes nothing.
+      consumed('IssueCreated', highA, 5),
+    ];
+    await svc.db.transaction().execute((trx) => handle(batch, trx));
+    // One event at a time, A would have gone through versions 2 (Low), 3 (AtRisk) and 4 (High closed).
+    expect(await reportVersion(a)).toEqual({ report_version: 2, readiness_level: 'ReadyWithIssues' });
+    expect(await reportVersion(b)).toEqual({ report_version: 2, readiness_level: 'ReadyWithIssues' });
+    const recomputed = (await registry.getSingleMetric('campaign_readiness_recomputed_total')?.get())?.values ?? [];
+    expect(recomputed.reduce((n, v) => n + v.value, 0)).toBe(2);
+    await expectStatsMatchProjection(a);
+    await expectStatsMatchProjection(b);
+
+    // The same events again (as after a rolled-back batch): nothing changes, nothing is recomputed.
+    await svc.db.transaction().execute((trx) => handle(batch, trx));
+    expect(await reportVersion(a)).toEqual({ report_version: 2, readiness_level: 'ReadyWithIssues' });
+    expect((await registry.getSingleMetric('campaign_readiness_recomputed_total')?.get())?.values.reduce((n, v) => n + v.value, 0)).toBe(2);
+  });
+
+  it('lets parallel batches over the same campaigns, in opposite stream orders, both commit (one lock order)', async () => {
+    const a = await newCampaign('Parallel A');
+    const b = await newCampaign('Parallel B');
+    const handle = readinessBatchHandler({ prefix: svc.prefix, logger: createLogger('campaign-test', { level: 'silent' }), metrics: campaignMetrics(new Registry()) });
+    const rounds = 10;
+    for (let round = 0; round < rounds; round += 1) {
+      const batchOf = (first: string, second: string) => [
+        consumed('IssueCreated', issueCreated({ orgId, campaignId: first, severity: 'Low' }), 1),
+        consumed('IssueCreated', issueCreated({ orgId, campaignId: second, severity: 'Low' }), 2),
+      ];
+      // A deadlock would fail one of them (40P01).
+      await Promise.all([svc.db.transaction().execute((trx) => handle(batchOf(a, b), trx)), svc.db.transaction().execute((trx) => handle(batchOf(b, a), trx))]);
+    }
+    for (const id of [a, b]) {
+      await expectStatsMatchProjection(id);
+      const { rows } = await sql<{ open_count: number }>`select open_count from campaign_issue_stats where campaign_id = ${id}`.execute(svc.db);
+      expect(rows[0]?.open_count).toBe(2 * rounds);
+    }
   });
 });
 

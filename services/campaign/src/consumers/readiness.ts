@@ -1,4 +1,4 @@
-import type { ConsumedEvent, EventHandler } from '@preflight/bus';
+import type { ConsumedEvent } from '@preflight/bus';
 import type { Kysely } from '@preflight/db';
 import { decodeEvent, kindOfSubject, kindOfType, ownerSubjects, type DomainEvent } from '@preflight/events';
 import type { Logger } from '@preflight/log';
@@ -48,37 +48,59 @@ export function issueStateOf(event: DomainEvent): IssueState | undefined {
 }
 
 /**
- * The consumer's handler, inside the inbox transaction: lock the campaign's issue statistics,
- * upsert the issue's projection (highest revision wins), move the issue's count from its old
- * (severity, status) to the new one, then recompute the campaign's verdict from those counts
- * if the projection changed. An issue of
- * an unknown campaign keeps its projection row, and no verdict is computed.
+ * The consumer's batch handler, inside the inbox transaction, with the batch's fresh events in
+ * stream order. Per campaign the events touch: lock its issue statistics once, upsert each
+ * issue's projection in stream order (highest revision wins), move each changed issue's count
+ * from its old (severity, status) to the new one, store the statistics once, then recompute the
+ * campaign's verdict once if any projection changed. So a report version reflects the batch,
+ * not each event in it. An issue of an unknown campaign keeps its projection row, and no
+ * verdict is computed.
  */
-export function readinessHandler(deps: { prefix: string; logger: Logger; metrics: CampaignMetrics }): EventHandler<CampaignDatabase> {
+export function readinessBatchHandler(deps: { prefix: string; logger: Logger; metrics: CampaignMetrics }): (events: ConsumedEvent[], trx: Kysely<CampaignDatabase>) => Promise<void> {
   const log = deps.logger.child({ component: 'readiness' });
-  return async (consumed: ConsumedEvent, trx: Kysely<CampaignDatabase>) => {
-    const kind = (consumed.type && kindOfType(consumed.type)) || kindOfSubject(consumed.subject, deps.prefix);
-    if (!kind) {
-      // A newer issue service's event this build does not know: nothing to project.
-      log.debug({ eventId: consumed.id, subject: consumed.subject, type: consumed.type }, 'unknown event type; ignored');
-      return;
+  return async (consumed, trx) => {
+    const byCampaign = new Map<string, Array<{ state: IssueState; eventId: string }>>();
+    for (const event of consumed) {
+      const kind = (event.type && kindOfType(event.type)) || kindOfSubject(event.subject, deps.prefix);
+      if (!kind) {
+        // A newer issue service's event this build does not know: nothing to project.
+        log.debug({ eventId: event.id, subject: event.subject, type: event.type }, 'unknown event type; ignored');
+        continue;
+      }
+      const state = issueStateOf(decodeEvent(kind, event.payload));
+      if (!state) continue;
+      // uuids: one campaign spelt in two cases is one row, so it must be one group and one place in the lock order.
+      const key = state.campaignId.toLowerCase();
+      const group = byCampaign.get(key);
+      if (group) group.push({ state, eventId: event.id });
+      else byCampaign.set(key, [{ state, eventId: event.id }]);
     }
-    const state = issueStateOf(decodeEvent(kind, consumed.payload));
-    if (!state) return;
-    const before = await lockIssueStats(trx, state.campaignId);
-    const projection = await projectIssue(trx, state);
-    if (!projection.changed) {
-      log.debug({ eventId: consumed.id, issueId: state.issueId, revision: state.revision }, 'stale or repeated issue revision; nothing changed');
-      return;
-    }
-    const stats = applyToStats(before, state.issueId, projection.before, projection.after);
-    await storeIssueStats(trx, state.campaignId, stats);
-    const recompute = await recomputeReadiness(trx, state.campaignId, { prefix: deps.prefix }, stats);
-    deps.metrics.readinessRecomputed.inc({ trigger: 'event', outcome: recompute.outcome });
-    if (recompute.outcome === 'changed') {
-      log.info({ campaignId: state.campaignId, ...recompute.verdict, reportVersion: recompute.report.version, eventId: consumed.id }, 'readiness changed');
-    } else if (recompute.outcome === 'unchanged' && recompute.report.newVersion) {
-      log.debug({ campaignId: state.campaignId, reportVersion: recompute.report.version, eventId: consumed.id }, 'new report version');
+    // Every transaction of this consumer locks its campaigns (statistics row, then campaign row)
+    // in this one order, so batches running in parallel may wait on each other but never in a
+    // cycle. Stamps, waivers, signer and policy changes lock a campaign row alone.
+    for (const campaignId of [...byCampaign.keys()].sort()) {
+      const issues = byCampaign.get(campaignId)!;
+      let stats = await lockIssueStats(trx, campaignId);
+      let changed = false;
+      for (const { state, eventId } of issues) {
+        const projection = await projectIssue(trx, state);
+        if (!projection.changed) {
+          log.debug({ eventId, issueId: state.issueId, revision: state.revision }, 'stale or repeated issue revision; nothing changed');
+          continue;
+        }
+        stats = applyToStats(stats, state.issueId, projection.before, projection.after);
+        changed = true;
+      }
+      if (!changed) continue;
+      await storeIssueStats(trx, campaignId, stats);
+      const recompute = await recomputeReadiness(trx, campaignId, { prefix: deps.prefix }, stats);
+      deps.metrics.readinessRecomputed.inc({ trigger: 'event', outcome: recompute.outcome });
+      const eventIds = issues.map((i) => i.eventId);
+      if (recompute.outcome === 'changed') {
+        log.info({ campaignId, ...recompute.verdict, reportVersion: recompute.report.version, eventIds }, 'readiness changed');
+      } else if (recompute.outcome === 'unchanged' && recompute.report.newVersion) {
+        log.debug({ campaignId, reportVersion: recompute.report.version, eventIds }, 'new report version');
+      }
     }
   };
 }
