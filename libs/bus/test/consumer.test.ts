@@ -19,7 +19,9 @@ afterAll(async () => {
   await h.close();
 });
 
-async function consumer(name: string, handler: EventHandler<TestDB>, extra: { registry?: Registry; concurrency?: number; batchSize?: number } = {}): Promise<RunningConsumer> {
+type Extra = { registry?: Registry; concurrency?: number; batchSize?: number };
+
+async function startTestConsumer(name: string, handlers: { handler: EventHandler<TestDB> } | { batchHandler: BatchEventHandler<TestDB> }, extra: Extra): Promise<RunningConsumer> {
   const c = await startConsumer({
     js: h.js,
     jsm: h.jsm,
@@ -32,30 +34,14 @@ async function consumer(name: string, handler: EventHandler<TestDB>, extra: { re
     retryDelayMs: () => 50,
     lagIntervalMs: 200,
     ...extra,
-    handler,
+    ...handlers,
   });
   running.push(c);
   return c;
 }
 
-async function batchConsumer(name: string, batchHandler: BatchEventHandler<TestDB>, extra: { registry?: Registry; concurrency?: number; batchSize?: number } = {}): Promise<RunningConsumer> {
-  const c = await startConsumer({
-    js: h.js,
-    jsm: h.jsm,
-    stream: h.stream,
-    durable: name,
-    filterSubjects: [`${h.prefix}.${name}.>`],
-    db: h.database.db,
-    schema: h.schema,
-    logger,
-    retryDelayMs: () => 50,
-    lagIntervalMs: 200,
-    ...extra,
-    batchHandler,
-  });
-  running.push(c);
-  return c;
-}
+const consumer = (name: string, handler: EventHandler<TestDB>, extra: Extra = {}) => startTestConsumer(name, { handler }, extra);
+const batchConsumer = (name: string, batchHandler: BatchEventHandler<TestDB>, extra: Extra = {}) => startTestConsumer(name, { batchHandler }, extra);
 
 const publish = (name: string, id = randomUUID()) =>
   h.js.publish(`${h.prefix}.${name}.happened`, new TextEncoder().encode(id), { msgID: id }).then(() => id);
