@@ -94,6 +94,12 @@ export interface ConsumerCommonOptions<DB> {
    * once, so a lone event is not delayed; 0 never waits.
    */
   lingerMs?: number;
+  /**
+   * How long a batch waits for more messages even when nothing else runs (default 0). For
+   * consumers whose effects may trail their events by a few ms (projections, fan-out): under a
+   * steady trickle each event would otherwise pay a whole transaction of its own.
+   */
+  gatherMs?: number;
   logger: Logger;
   registry?: Registry;
   /** Redelivery after this long without an ack (default 30 s); long handlers are kept alive. */
@@ -130,6 +136,7 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
   const concurrency = Math.max(1, opts.concurrency ?? 4);
   const batchSize = Math.max(1, opts.batchSize ?? 32);
   const lingerMs = Math.max(0, opts.lingerMs ?? 5);
+  const gatherMs = Math.max(0, opts.gatherMs ?? 0);
   const ackWaitMs = opts.ackWaitMs ?? 30_000;
   const maxDeliver = opts.maxDeliver ?? 20;
   const retryDelay = opts.retryDelayMs ?? defaultRetryDelay;
@@ -293,11 +300,12 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
           // lingers for more (until full, lingerMs, or nothing else runs): otherwise, with
           // several slots free, a steady flow is cut into batches of one or two and each pays
           // its own commit again.
-          const linger = inflight.size > 0 && lingerMs > 0;
+          // With gatherMs it waits that long in any case (the others finishing does not cut it).
+          const waitMs = inflight.size > 0 ? Math.max(lingerMs, gatherMs) : gatherMs;
+          const linger = waitMs > 0;
           let timer: NodeJS.Timeout | undefined;
-          const enough = linger
-            ? Promise.race([new Promise<typeof NOT_YET>((resolve) => (timer = setTimeout(() => resolve(NOT_YET), lingerMs))), Promise.all(inflight).then((): typeof NOT_YET => NOT_YET)])
-            : undefined;
+          const othersDone = inflight.size > 0 && gatherMs === 0 ? [Promise.all(inflight).then((): typeof NOT_YET => NOT_YET)] : [];
+          const enough = linger ? Promise.race([new Promise<typeof NOT_YET>((resolve) => (timer = setTimeout(() => resolve(NOT_YET), waitMs))), ...othersDone]) : undefined;
           // getPending() says whether anything is queued; the race guards against it counting
           // an internal pull request.
           while (batch.length < batchSize && (linger || messages.getPending() > 0)) {
@@ -326,7 +334,7 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     await Promise.all(inflight);
   })();
 
-  log.info({ filterSubjects: opts.filterSubjects, concurrency, batchSize, lingerMs }, 'consumer started');
+  log.info({ filterSubjects: opts.filterSubjects, concurrency, batchSize, lingerMs, gatherMs }, 'consumer started');
   return {
     async stop() {
       if (!stopping) {

@@ -19,7 +19,7 @@ afterAll(async () => {
   await h.close();
 });
 
-type Extra = { registry?: Registry; concurrency?: number; batchSize?: number };
+type Extra = { registry?: Registry; concurrency?: number; batchSize?: number; gatherMs?: number };
 
 async function startTestConsumer(name: string, handlers: { handler: EventHandler<TestDB> } | { batchHandler: BatchEventHandler<TestDB> }, extra: Extra): Promise<RunningConsumer> {
   const c = await startConsumer({
@@ -249,6 +249,21 @@ describe('consumer', () => {
     expect(calls.length).toBe(transactions);
     expect(calls.some((c) => c.length > 1)).toBe(true);
     expect(await metric(registry, 'consumer_batch_fallbacks_total', { consumer: 'bhfresh' })).toBe(0);
+  });
+
+  it('with gatherMs, waits for events that trickle in after the first and takes them in one batch', async () => {
+    const calls: string[][] = [];
+    await batchConsumer(
+      'gather',
+      async (events) => {
+        calls.push(events.map((e) => e.id));
+      },
+      { concurrency: 1, batchSize: 8, gatherMs: 1_000 },
+    );
+    // Sent one by one after the consumer runs: without gatherMs the first would go alone.
+    const ids = [await publish('gather'), await publish('gather'), await publish('gather')];
+    await eventually(() => expect(calls.flat()).toEqual(ids));
+    expect(calls).toEqual([ids]);
   });
 
   it('calls a batchHandler with one event at a time after its batch failed', async () => {
