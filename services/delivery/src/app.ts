@@ -149,9 +149,6 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
       logger,
       registry,
       concurrency: 4,
-      // 10 ms of gathering turns a trickle of events into batches (one fan-out transaction
-      // for several), well inside the delivery latency budget (docs/benchmarks.md).
-      gatherMs: 10,
       handler: fanoutHandler({ subjectPrefix: config.EVENTS_SUBJECT_PREFIX, schema: database.schema, endpoints, logger }),
     });
 
