@@ -132,9 +132,6 @@ export function evaluateLaunchPolicy(policy: LaunchPolicy, issues: readonly Issu
   return { readinessLevel, gate: gateOf(readinessLevel, signOffs) };
 }
 
-/** The statuses that close an issue (not open): the complement of `isOpenStatus` among the known ones. */
-export const CLOSED_STATUSES = (Object.keys(ISSUE_IS_OPEN) as IssueStatus[]).filter((s) => !ISSUE_IS_OPEN[s]);
-
 /**
  * The decision of a sealed report version: approve only if every stamp on it approves, else
  * reject. Waivers do not vote, so a version sealed by waivers alone is approved.

@@ -190,14 +190,28 @@ export function openSetDigest(stats: IssueStats): string {
   return stats.openCount === 0 ? EMPTY_OPEN_SET_DIGEST : `xor:${stats.openCount}:${stats.openHashHi}:${stats.openHashLo}`;
 }
 
-/** The campaign's policy: its own row, or the default. */
-export async function loadPolicy(db: Kysely<CampaignDatabase>, campaignId: string): Promise<LaunchPolicy> {
-  const row = await db.selectFrom('launch_policies').selectAll().where('campaign_id', '=', campaignId).executeTakeFirst();
-  if (!row) return DEFAULT_LAUNCH_POLICY;
+/** The columns of a launch_policies row, null where the campaign has none (a left join). */
+interface PolicyColumns {
+  do_not_launch_min_severity: LaunchPolicy['doNotLaunch']['minSeverity'] | null;
+  do_not_launch_max_open: number | null;
+  at_risk_min_severity: LaunchPolicy['atRisk']['minSeverity'] | null;
+  at_risk_max_open: number | null;
+}
+
+/** The campaign's own policy from its row, or the default when it has none. */
+function policyOf(row: PolicyColumns | undefined): LaunchPolicy {
+  if (!row || row.do_not_launch_min_severity === null || row.do_not_launch_max_open === null || row.at_risk_min_severity === null || row.at_risk_max_open === null) {
+    return DEFAULT_LAUNCH_POLICY;
+  }
   return {
     doNotLaunch: { minSeverity: row.do_not_launch_min_severity, maxOpen: row.do_not_launch_max_open },
     atRisk: { minSeverity: row.at_risk_min_severity, maxOpen: row.at_risk_max_open },
   };
+}
+
+/** The campaign's policy: its own row, or the default. */
+export async function loadPolicy(db: Kysely<CampaignDatabase>, campaignId: string): Promise<LaunchPolicy> {
+  return policyOf(await db.selectFrom('launch_policies').selectAll().where('campaign_id', '=', campaignId).executeTakeFirst());
 }
 
 /** The report of a campaign's current version after a recompute. */
@@ -266,16 +280,7 @@ export async function recomputeReadiness(
     .forUpdate('c')
     .executeTakeFirst();
   if (!campaign) return { outcome: 'missing' };
-  const policy: LaunchPolicy =
-    campaign.do_not_launch_min_severity !== null &&
-    campaign.do_not_launch_max_open !== null &&
-    campaign.at_risk_min_severity !== null &&
-    campaign.at_risk_max_open !== null
-      ? {
-          doNotLaunch: { minSeverity: campaign.do_not_launch_min_severity, maxOpen: campaign.do_not_launch_max_open },
-          atRisk: { minSeverity: campaign.at_risk_min_severity, maxOpen: campaign.at_risk_max_open },
-        }
-      : DEFAULT_LAUNCH_POLICY;
+  const policy = policyOf(campaign);
   const stats = known ?? (await readIssueStats(trx, campaignId));
   const readinessLevel = readinessLevelOf(policy, issueCounts(stats));
   const digest = openSetDigest(stats);
@@ -393,6 +398,6 @@ export async function replacePolicy(
       .onConflict((oc) => oc.column('campaign_id').doUpdateSet({ ...values, updated_at: sql<Date>`now()` }))
       .execute();
     const recompute = await recomputeReadiness(trx, campaignId, events);
-    return { policy: await loadPolicy(trx, campaignId), recompute };
+    return { policy, recompute };
   });
 }
