@@ -110,6 +110,14 @@ export interface ConsumerCommonOptions<DB> {
   retryDelayMs?: (deliveryCount: number) => number;
   /** How often consumer_lag is refreshed (default 5 s). */
   lagIntervalMs?: number;
+  /**
+   * Whether an event can have any effect here. One it declines is acked at once, with no
+   * transaction and no inbox row (outcome `skipped`): for consumers that ignore most events
+   * (the fan-out, for organisations without endpoints), so those cost no commit. It must not
+   * need the transaction, and answering true is always safe; a throw counts as true (the
+   * handler then decides). A declined event that comes again is asked again.
+   */
+  wants?: (event: ConsumedEvent) => boolean | Promise<boolean>;
 }
 
 export interface RunningConsumer {
@@ -128,7 +136,7 @@ const defaultRetryDelay = (n: number) => Math.min(60_000, 1_000 * 2 ** Math.max(
  * batch fails (a handler throws, a deadlock, the commit), it is rolled back and each of its
  * messages is handled in a transaction of its own, so only a failing event is nak'ed. A lone
  * message takes that per-event path directly. Delivery is at least once; the inbox makes the
- * effects exactly once.
+ * effects exactly once. Events the `wants` option declines are acked first, without any of this.
  */
 export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<RunningConsumer> {
   const log = opts.logger.child({ component: 'consumer', consumer: opts.durable, stream: opts.stream, schema: opts.schema });
@@ -152,7 +160,7 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     for (const event of events) await single!(event, trx);
   };
 
-  const processed = counter(registry, 'consumer_processed_total', 'Events handled, by consumer and outcome (success, duplicate, failure, dead).', ['consumer', 'outcome']);
+  const processed = counter(registry, 'consumer_processed_total', 'Events handled, by consumer and outcome (success, duplicate, skipped, failure, dead).', ['consumer', 'outcome']);
   const redeliveries = counter(registry, 'consumer_redeliveries_total', 'Events received again after a nak, a timeout or a crash.', ['consumer']);
   const lag = gauge(registry, 'consumer_lag', 'Events in the stream not yet delivered to the consumer (num_pending).', ['consumer']);
   const duration = histogram(registry, 'consumer_processing_duration_seconds', 'Time to handle one transaction (a batch of events, or one), inbox and commit included.', ['consumer'], [
@@ -223,9 +231,25 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     }
   }
 
-  async function handleBatch(msgs: JsMsg[]): Promise<void> {
-    const events = msgs.map(eventOf);
-    for (const e of events) if (e.redelivered) redeliveries.inc(labels);
+  /** Acks the events `wants` declines; answers the rest, in stream order. */
+  async function withoutDeclined(msgs: JsMsg[], events: ConsumedEvent[]): Promise<{ msgs: JsMsg[]; events: ConsumedEvent[] }> {
+    const wants = opts.wants;
+    if (!wants) return { msgs, events };
+    const wanted = await Promise.all(events.map((e) => Promise.resolve(e).then(wants).catch(() => true)));
+    if (wanted.every(Boolean)) return { msgs, events };
+    wanted.forEach((w, i) => {
+      if (w) return;
+      msgs[i]!.ack();
+      processed.inc({ ...labels, outcome: 'skipped' });
+    });
+    return { msgs: msgs.filter((_, i) => wanted[i]), events: events.filter((_, i) => wanted[i]) };
+  }
+
+  async function handleBatch(received: JsMsg[]): Promise<void> {
+    const all = received.map(eventOf);
+    for (const e of all) if (e.redelivered) redeliveries.inc(labels);
+    const { msgs, events } = await withoutDeclined(received, all);
+    if (msgs.length === 0) return;
     if (msgs.length === 1) return handleOne(msgs[0]!, events[0]!);
     const started = process.hrtime.bigint();
     const alive = keepAlive(msgs);

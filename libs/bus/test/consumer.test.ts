@@ -4,7 +4,7 @@ import { eventually } from '@preflight/testing';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureStream, startConsumer, type EventHandler, type RunningConsumer } from '../src/index.ts';
-import type { BatchEventHandler } from '../src/consumer.ts';
+import type { BatchEventHandler, ConsumedEvent } from '../src/consumer.ts';
 import { createHarness, logger, type Harness, type TestDB } from './harness.ts';
 
 let h: Harness;
@@ -19,7 +19,7 @@ afterAll(async () => {
   await h.close();
 });
 
-type Extra = { registry?: Registry; concurrency?: number; batchSize?: number; gatherMs?: number };
+type Extra = { registry?: Registry; concurrency?: number; batchSize?: number; gatherMs?: number; wants?: (e: ConsumedEvent) => boolean | Promise<boolean> };
 
 async function startTestConsumer(name: string, handlers: { handler: EventHandler<TestDB> } | { batchHandler: BatchEventHandler<TestDB> }, extra: Extra): Promise<RunningConsumer> {
   const c = await startConsumer({
@@ -292,6 +292,42 @@ describe('consumer', () => {
     expect(after.slice(0, calls[failed]!.length).map((c) => c[0])).toEqual(calls[failed]);
     expect(after.at(-1)).toEqual([`${poison}:2`]);
     expect(await metric(registry, 'consumer_batch_fallbacks_total', { consumer: 'bhfail' })).toBe(1);
+  });
+
+  it('acks the events wants declines with no inbox row and handles the others in one batch; a throwing wants counts as yes', async () => {
+    const registry = new Registry();
+    const ids = await publishAll('wants', 6);
+    const declined = new Set([ids[0]!, ids[3]!, ids[5]!]);
+    const unsure = ids[4]!;
+    const calls: string[][] = [];
+    await batchConsumer(
+      'wants',
+      async (events, trx) => {
+        calls.push(events.map((e) => e.id));
+        for (const e of events) await trx.insertInto('effects').values({ event_id: e.id, consumer: 'wants', replica: 'a' }).execute();
+      },
+      {
+        registry,
+        concurrency: 1,
+        batchSize: 8,
+        wants: async (e) => {
+          if (e.id === unsure) throw new Error('cannot tell');
+          return !declined.has(e.id);
+        },
+      },
+    );
+    const kept = ids.filter((id) => !declined.has(id));
+    await eventually(async () => {
+      expect(await metric(registry, 'consumer_processed_total', { consumer: 'wants', outcome: 'skipped' })).toBe(3);
+      expect(await metric(registry, 'consumer_processed_total', { consumer: 'wants', outcome: 'success' })).toBe(3);
+      const info = await h.jsm.consumers.info(h.stream, 'wants');
+      expect(info.num_ack_pending).toBe(0);
+      expect(info.num_pending).toBe(0);
+    });
+    expect(calls.flat()).toEqual(kept);
+    expect((await effects('wants')).map((r) => r.event_id).sort()).toEqual([...kept].sort());
+    const inbox = await sql<{ event_id: string }>`select event_id from inbox where consumer = 'wants'`.execute(h.database.db);
+    expect(inbox.rows.map((r) => r.event_id).sort()).toEqual([...kept].sort());
   });
 
   it('refuses to start with both a handler and a batchHandler, or neither', async () => {

@@ -10,7 +10,7 @@ import type { Resolver } from './attempt/target.ts';
 import { EndpointDirectory } from './clients/endpoint-directory.ts';
 import { createWebhookClient } from './clients/webhook-client.ts';
 import type { DeliveryConfig } from './config.ts';
-import { FANOUT_CONSUMER, deliveryChannel, fanoutHandler } from './fanout/fanout.ts';
+import { FANOUT_CONSUMER, deliveryChannel, fanoutHandler, fanoutWants } from './fanout/fanout.ts';
 import { migrations } from './migrations/index.ts';
 import { registrations } from './routes/index.ts';
 import type { DeliveryDatabase } from './storage/schema.ts';
@@ -149,6 +149,7 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
       logger,
       registry,
       concurrency: 4,
+      wants: fanoutWants({ subjectPrefix: config.EVENTS_SUBJECT_PREFIX, endpoints }),
       handler: fanoutHandler({ subjectPrefix: config.EVENTS_SUBJECT_PREFIX, schema: database.schema, endpoints, logger }),
     });
 

@@ -3,7 +3,8 @@ import { lookup } from 'node:dns/promises';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvent, toTimestamp } from '@preflight/events';
-import { eventually } from '@preflight/testing';
+import { TEST_DATABASE_URL, eventually } from '@preflight/testing';
+import pg from 'pg';
 import { at, campaignEvent, issueCreated, issueStatusChanged } from './events.ts';
 import {
   asAdmin,
@@ -54,6 +55,18 @@ function validServiceSignature(secret: string, body: Buffer, header: string | st
   return got.length === expected.length && timingSafeEqual(got, expected);
 }
 
+/** Which of these events the fan-out recorded in its inbox. */
+async function inboxRows(eventIds: string[]): Promise<string[]> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ event_id: string }>(`select event_id from "${iso.schema}".inbox where event_id = any($1::text[])`, [eventIds]);
+    return rows.map((x) => x.event_id);
+  } finally {
+    await client.end();
+  }
+}
+
 const log = async (endpointId: string, query = '') => (await h.call('GET', `/admin/v1/webhooks/${endpointId}/deliveries${query}`, { as: asAdmin })).body as any[];
 
 describe('delivery format', () => {
@@ -91,12 +104,17 @@ describe('delivery format', () => {
       createEvent('IssueAssigned', { issueId, orgId: org, campaignId, assigneeName: 'Bo', occurredAt: toTimestamp(at), revision: 3 }),
     ];
     const before = await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'success' });
+    const skippedBefore = await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'skipped' });
     const ids = new Map<string, (typeof cases)[number]>();
     for (const c of cases) ids.set(await pub.publish(c.event, { orgId: org }), c);
     for (const e of silentOnes) await pub.publish(e, { orgId: org });
 
     await eventually(() => expect(r.requests).toHaveLength(cases.length), { timeoutMs: 15_000 });
-    await eventually(async () => expect(await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'success' })).toBeGreaterThanOrEqual(before + cases.length + silentOnes.length));
+    await eventually(async () => {
+      expect(await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'success' })).toBeGreaterThanOrEqual(before + cases.length);
+      // No public envelope: acked without a transaction.
+      expect(await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'skipped' })).toBeGreaterThanOrEqual(skippedBefore + silentOnes.length);
+    });
 
     for (const req of r.requests) {
       const envelope = JSON.parse(req.body.toString('utf8'));
@@ -135,6 +153,23 @@ describe('delivery format', () => {
     await eventually(() => expect(createdOnly.requests).toHaveLength(1));
     expect(createdOnly.requests[0]!.headers['x-service-event']).toBe('IssueCreated');
     expect(createdOnly.requests).toHaveLength(1);
+  });
+
+  it('acks an event that no endpoint receives without an inbox row, and records one for an event it fans out', async () => {
+    const lonely = randomUUID();
+    const org = randomUUID();
+    const r = await receiver();
+    stub.add(org, r.url, ['IssueCreated']);
+    const skippedBefore = await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'skipped' });
+    const nobody = await pub.publish(issueCreated(lonely), { orgId: lonely });
+    // The endpoint takes IssueCreated only: a status change of its organisation reaches nobody either.
+    const filteredOut = await pub.publish(issueStatusChanged(org, 'New', 'Acknowledged'), { orgId: org });
+    const delivered = await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(() => expect(r.requests).toHaveLength(1));
+    await eventually(async () => expect(await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'skipped' })).toBeGreaterThanOrEqual(skippedBefore + 2));
+    const inbox = await inboxRows([nobody, filteredOut, delivered]);
+    expect(inbox).toEqual([delivered]);
+    expect(JSON.parse(r.requests[0]!.body.toString('utf8')).id).toBe(delivered);
   });
 
   it('connects to the address it checked and keeps the URL host name', async () => {
