@@ -237,6 +237,29 @@ describe('batches', () => {
     expect((await registry.getSingleMetric('campaign_readiness_recomputed_total')?.get())?.values.reduce((n, v) => n + v.value, 0)).toBe(2);
   });
 
+  it('projects several events of one issue in one batch as their newest state, with the severity and e-mail of older ones', async () => {
+    const campaignId = await newCampaign('Batch merge');
+    const handle = readinessBatchHandler({ prefix: svc.prefix, logger: createLogger('campaign-test', { level: 'silent' }), metrics: campaignMetrics(new Registry()) });
+    const created = { ...issueCreated({ orgId, campaignId, severity: 'Critical' }), testerEmail: 'tess@example.com' };
+    const issueId = created.issueId;
+    const other = issueCreated({ orgId, campaignId, severity: 'Low' });
+    const batch = [
+      // Newest first and without a severity; the id spelt in capitals once (the same uuid).
+      consumed('IssueStatusChanged', statusChanged({ orgId, campaignId, issueId: issueId.toUpperCase(), from: 'InProgress', to: 'RetestFailed', revision: 3 }), 1),
+      consumed('IssueCreated', created, 2),
+      consumed('IssueStatusChanged', statusChanged({ orgId, campaignId, issueId, severity: 'Critical', from: 'New', to: 'InProgress', revision: 2 }), 3),
+      consumed('IssueCreated', other, 4),
+    ];
+    await svc.db.transaction().execute((trx) => handle(batch, trx));
+    const rows = await svc.db.selectFrom('issue_projection').select(['issue_id', 'severity', 'status', 'revision', 'tester_email']).where('campaign_id', '=', campaignId).orderBy('revision', 'desc').execute();
+    expect(rows).toEqual([
+      { issue_id: issueId, severity: 'Critical', status: 'RetestFailed', revision: 3, tester_email: 'tess@example.com' },
+      { issue_id: other.issueId, severity: 'Low', status: 'New', revision: 1, tester_email: null },
+    ]);
+    expect(await reportVersion(campaignId)).toEqual({ report_version: 2, readiness_level: 'DoNotLaunch' });
+    await expectStatsMatchProjection(campaignId);
+  });
+
   it('lets parallel batches over the same campaigns, in opposite stream orders, both commit (one lock order)', async () => {
     const a = await newCampaign('Parallel A');
     const b = await newCampaign('Parallel B');

@@ -3,7 +3,7 @@ import type { Kysely } from '@preflight/db';
 import { decodeEvent, kindOfSubject, kindOfType, ownerSubjects, type DomainEvent } from '@preflight/events';
 import type { Logger } from '@preflight/log';
 import type { CampaignMetrics } from '../metrics.ts';
-import { applyToStats, lockIssueStats, projectIssue, recomputeReadiness, storeIssueStats, type IssueState } from '../storage/readiness.ts';
+import { applyToStats, lockIssueStats, mergeIssueStates, projectIssues, recomputeReadiness, storeIssueStats, type IssueState } from '../storage/readiness.ts';
 import type { CampaignDatabase } from '../storage/schema.ts';
 
 /** The durable consumer's name: replicas share it, and it labels the inbox rows and metrics. */
@@ -49,8 +49,9 @@ export function issueStateOf(event: DomainEvent): IssueState | undefined {
 
 /**
  * The consumer's batch handler, inside the inbox transaction, with the batch's fresh events in
- * stream order. Per campaign the events touch: lock its issue statistics once, upsert each
- * issue's projection in stream order (highest revision wins), move each changed issue's count
+ * stream order. Per campaign the events touch: lock its issue statistics once, upsert the
+ * projection of every issue the events name in one statement (one state per issue, the highest
+ * revision winning: `mergeIssueStates`), move each changed issue's count
  * from its old (severity, status) to the new one, store the statistics once, then recompute the
  * campaign's verdict once if any projection changed. So a report version reflects the batch,
  * not each event in it. An issue of an unknown campaign keeps its projection row, and no
@@ -81,11 +82,13 @@ export function readinessBatchHandler(deps: { prefix: string; logger: Logger; me
     for (const campaignId of [...byCampaign.keys()].sort()) {
       const issues = byCampaign.get(campaignId)!;
       let stats = await lockIssueStats(trx, campaignId);
+      const merged = mergeIssueStates(issues.map((i) => i.state));
+      const projections = await projectIssues(trx, merged);
       let changed = false;
-      for (const { state, eventId } of issues) {
-        const projection = await projectIssue(trx, state);
-        if (!projection.changed) {
-          log.debug({ eventId, issueId: state.issueId, revision: state.revision }, 'stale or repeated issue revision; nothing changed');
+      for (const state of merged) {
+        const projection = projections.get(state.issueId.toLowerCase());
+        if (!projection?.changed) {
+          log.debug({ campaignId, issueId: state.issueId, revision: state.revision }, 'stale or repeated issue revision; nothing changed');
           continue;
         }
         stats = applyToStats(stats, state.issueId, projection.before, projection.after);

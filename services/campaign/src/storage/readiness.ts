@@ -41,25 +41,64 @@ interface IssueSlot {
   status: string;
 }
 
-/** What projecting one event did to the issue's row: nothing, or its slot before (none if new) and after. */
+/** What projecting an issue's events did to its row: nothing, or its slot before (none if new) and after. */
 export type Projection = { changed: false } | { changed: true; before: IssueSlot | undefined; after: IssueSlot };
 
 /**
- * Keeps the state with the highest revision: an older or equal revision changes nothing, so
- * events may arrive in any order and any number of times. The one exception: a severity the
- * projection does not know yet is taken from any revision (severity never changes on an issue,
- * and a status change may arrive before the creation that carried it). An issue never moves
- * to another campaign, so the row keeps the campaign it was first projected under.
- *
- * Run with the campaign's statistics row locked (`lockIssueStats`): no other transaction
- * changes this campaign's issues meanwhile, so the row read as `before` is the one replaced.
+ * One state per issue from several events of it (a batch may carry its creation and a status
+ * change): the highest revision's status, and the severity and tester e-mail of any event that
+ * has them (neither ever changes on an issue). Projecting the merged state leaves the row as
+ * projecting each event in turn would.
  */
-export async function projectIssue(trx: Kysely<CampaignDatabase>, issue: IssueState): Promise<Projection> {
-  const upserted = await sql<{ existed: boolean; old_severity: string | null; old_status: string | null; severity: string | null; status: string }>`
-    with prev as (select severity, status from issue_projection where issue_id = ${issue.issueId}),
+export function mergeIssueStates(states: IssueState[]): IssueState[] {
+  const byIssue = new Map<string, IssueState>();
+  for (const state of states) {
+    const key = state.issueId.toLowerCase();
+    const seen = byIssue.get(key);
+    if (!seen) {
+      byIssue.set(key, state);
+      continue;
+    }
+    const newer = state.revision > seen.revision ? state : seen;
+    const older = newer === state ? seen : state;
+    byIssue.set(key, {
+      ...newer,
+      orgId: newer.orgId ?? older.orgId,
+      severity: newer.severity ?? older.severity,
+      testerEmail: newer.testerEmail ?? older.testerEmail,
+    });
+  }
+  return [...byIssue.values()];
+}
+
+/**
+ * Keeps each issue's state with the highest revision: an older or equal revision changes
+ * nothing, so events may arrive in any order and any number of times. The one exception: a
+ * severity (or tester e-mail) the projection does not know yet is taken from any revision (a
+ * status change may arrive before the creation that carried it). An issue never moves to
+ * another campaign, so the row keeps the campaign it was first projected under.
+ *
+ * Takes one state per issue (`mergeIssueStates`), all in one statement; answers, by lower-case
+ * issue id, what changed. Run with the campaign's statistics row locked (`lockIssueStats`): no
+ * other transaction changes this campaign's issues meanwhile, so the rows read as `before` are
+ * the ones replaced.
+ */
+export async function projectIssues(trx: Kysely<CampaignDatabase>, issues: IssueState[]): Promise<Map<string, Projection>> {
+  const out = new Map<string, Projection>();
+  if (issues.length === 0) return out;
+  const column = <T>(pick: (i: IssueState) => T) => issues.map(pick);
+  const upserted = await sql<{ issue_id: string; existed: boolean; old_severity: string | null; old_status: string | null; severity: string | null; status: string }>`
+    with input as (
+      select * from unnest(
+        ${column((i) => i.issueId)}::uuid[], ${column((i) => i.campaignId)}::uuid[], ${column((i) => i.orgId)}::uuid[],
+        ${column((i) => i.severity)}::text[], ${column((i) => i.status)}::text[], ${column((i) => i.revision)}::integer[],
+        ${column((i) => i.testerEmail)}::text[]
+      ) as t(issue_id, campaign_id, org_id, severity, status, revision, tester_email)
+    ),
+    prev as (select p.issue_id, p.severity, p.status from issue_projection p where p.issue_id in (select issue_id from input)),
     up as (
       insert into issue_projection (issue_id, campaign_id, org_id, severity, status, revision, tester_email)
-      values (${issue.issueId}, ${issue.campaignId}, ${issue.orgId}, ${issue.severity}, ${issue.status}, ${issue.revision}, ${issue.testerEmail})
+      select issue_id, campaign_id, org_id, severity, status, revision, tester_email from input
       on conflict (issue_id) do update set
         org_id = coalesce(excluded.org_id, issue_projection.org_id),
         severity = coalesce(excluded.severity, issue_projection.severity),
@@ -68,18 +107,24 @@ export async function projectIssue(trx: Kysely<CampaignDatabase>, issue: IssueSt
         tester_email = coalesce(excluded.tester_email, issue_projection.tester_email),
         updated_at = now()
       where issue_projection.revision < excluded.revision
-      returning severity, status
+      returning issue_id, severity, status
     )
-    select exists (select 1 from prev) as existed, (select severity from prev) as old_severity, (select status from prev) as old_status,
-      up.severity, up.status
-    from up`.execute(trx);
-  const row = upserted.rows[0];
-  if (row) {
+    select up.issue_id, prev.issue_id is not null as existed, prev.severity as old_severity, prev.status as old_status, up.severity, up.status
+    from up left join prev on prev.issue_id = up.issue_id`.execute(trx);
+  for (const row of upserted.rows) {
     const before = row.existed ? { severity: row.old_severity, status: row.old_status! } : undefined;
-    return { changed: true, before, after: { severity: row.severity, status: row.status } };
+    out.set(row.issue_id.toLowerCase(), { changed: true, before, after: { severity: row.severity, status: row.status } });
   }
+  for (const issue of issues) {
+    const key = issue.issueId.toLowerCase();
+    if (!out.has(key)) out.set(key, await fillIssue(trx, issue));
+  }
+  return out;
+}
+
+/** A stale revision may still carry the severity or tester e-mail the row lacks (rare: events out of order). */
+async function fillIssue(trx: Kysely<CampaignDatabase>, issue: IssueState): Promise<Projection> {
   if (issue.severity === null && issue.testerEmail === null) return { changed: false };
-  // Severity and tester e-mail never change on an issue: fill in what the row lacks, from any revision.
   const filled = await sql<{ old_severity: string | null; severity: string | null; status: string }>`
     with prev as (select severity from issue_projection where issue_id = ${issue.issueId})
     update issue_projection set
@@ -229,6 +274,18 @@ export interface ReportState {
   sealedNow: boolean;
 }
 
+/** Read with the campaign row (as json). */
+interface SignerRow {
+  id: string;
+  name: string;
+}
+interface EntryRow {
+  signer_id: string;
+  kind: 'stamp' | 'waiver';
+  decision: SignOffDecision | null;
+  name: string;
+}
+
 export type Recompute = { outcome: 'missing' } | { outcome: 'changed' | 'unchanged'; verdict: Verdict; report: ReportState };
 
 /**
@@ -256,7 +313,8 @@ export async function recomputeReadiness(
   known?: IssueStats,
 ): Promise<Recompute> {
   if (!trx.isTransaction) throw new Error('recomputeReadiness must run inside a transaction');
-  // The campaign row and its policy in one round trip; `for update of c` locks the campaign only.
+  // The campaign row, its policy, its signers and the entries on its current version in one
+  // round trip; `for update of c` locks the campaign only.
   const campaign = await trx
     .selectFrom('campaigns as c')
     .leftJoin('launch_policies as p', 'p.campaign_id', 'c.id')
@@ -275,6 +333,11 @@ export async function recomputeReadiness(
       'p.do_not_launch_max_open',
       'p.at_risk_min_severity',
       'p.at_risk_max_open',
+      sql<SignerRow[]>`(select coalesce(json_agg(json_build_object('id', s.id, 'name', s.name)), '[]') from campaign_signers s where s.campaign_id = c.id)`.as('signers'),
+      sql<EntryRow[]>`(
+        select coalesce(json_agg(json_build_object('signer_id', e.signer_id, 'kind', e.kind, 'decision', e.decision, 'name', s.name) order by e.at, e.id), '[]')
+        from report_entries e join campaign_signers s on s.id = e.signer_id
+        where e.campaign_id = c.id and e.version = c.report_version)`.as('entries'),
     ])
     .where('c.id', '=', campaignId)
     .forUpdate('c')
@@ -293,18 +356,11 @@ export async function recomputeReadiness(
       ? { version, decision: campaign.seal_decision }
       : null;
 
-  // 3. Who signed the current version.
-  const signers = await trx.selectFrom('campaign_signers').select(['id', 'name']).where('campaign_id', '=', campaignId).execute();
-  const entries = await trx
-    .selectFrom('report_entries')
-    .innerJoin('campaign_signers', 'campaign_signers.id', 'report_entries.signer_id')
-    .select(['report_entries.signer_id', 'report_entries.kind', 'report_entries.decision', 'campaign_signers.name'])
-    .where('report_entries.campaign_id', '=', campaignId)
-    .where('report_entries.version', '=', version)
-    .orderBy('report_entries.at')
-    .orderBy('report_entries.id')
-    .execute();
-  const stamps = entries.filter((e) => e.kind === 'stamp' && e.decision !== null) as Array<(typeof entries)[number] & { decision: SignOffDecision }>;
+  // 3. Who signed the current version (a new version has no entries yet: a stamp or waiver
+  // must name the version that is current when it is made).
+  const signers = campaign.signers;
+  const entries = newVersion ? [] : campaign.entries;
+  const stamps = entries.filter((e) => e.kind === 'stamp' && e.decision !== null) as Array<EntryRow & { decision: SignOffDecision }>;
   const signed = new Set(entries.map((e) => e.signer_id));
   const complete = signers.length > 0 && signers.every((s) => signed.has(s.id));
   let sealedNow = false;
