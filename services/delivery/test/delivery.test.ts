@@ -3,8 +3,7 @@ import { lookup } from 'node:dns/promises';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEvent, toTimestamp } from '@preflight/events';
-import { TEST_DATABASE_URL, eventually } from '@preflight/testing';
-import pg from 'pg';
+import { eventually } from '@preflight/testing';
 import { at, campaignEvent, issueCreated, issueStatusChanged } from './events.ts';
 import {
   asAdmin,
@@ -12,6 +11,7 @@ import {
   cleanup,
   eventPublisher,
   isolation,
+  queryRows,
   startDelivery,
   startReceiver,
   startWebhookStub,
@@ -57,14 +57,8 @@ function validServiceSignature(secret: string, body: Buffer, header: string | st
 
 /** Which of these events the fan-out recorded in its inbox. */
 async function inboxRows(eventIds: string[]): Promise<string[]> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ event_id: string }>(`select event_id from "${iso.schema}".inbox where event_id = any($1::text[])`, [eventIds]);
-    return rows.map((x) => x.event_id);
-  } finally {
-    await client.end();
-  }
+  const rows = await queryRows<{ event_id: string }>(`select event_id from "${iso.schema}".inbox where event_id = any($1::text[])`, [eventIds]);
+  return rows.map((x) => x.event_id);
 }
 
 const log = async (endpointId: string, query = '') => (await h.call('GET', `/admin/v1/webhooks/${endpointId}/deliveries${query}`, { as: asAdmin })).body as any[];

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { jetstream } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
@@ -274,6 +275,17 @@ export async function startDelivery(iso: Isolation, webhookUrl: string, env: Rec
     },
     stop: () => service.shutdown('test finished'),
   };
+}
+
+/** Rows of a query on the service's tables, over a connection of its own (the schema named in the SQL). */
+export async function queryRows<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query<R>(text, params)).rows;
+  } finally {
+    await client.end();
+  }
 }
 
 export const asAdmin: Caller = { kind: 'admin' };

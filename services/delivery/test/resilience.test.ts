@@ -7,6 +7,7 @@ import {
   cleanup,
   eventPublisher,
   isolation,
+  queryRows,
   startDelivery,
   startReceiver,
   startWebhookStub,
@@ -94,6 +95,36 @@ describe('bounded attempts', () => {
   });
 });
 
+describe('a stalled endpoint', () => {
+  it('has its due backlog moved out of the claim while it hangs, and delivered soon after it answers again', async () => {
+    // Attempts may last 20 s here, so the hanging requests end only when the test lets them.
+    const { pub, iso } = await service({ DELIVERY_ATTEMPT_TIMEOUT_MS: '20000' });
+    const org = randomUUID();
+    let hold = true;
+    const parked: Array<() => void> = [];
+    const r = await receiver((_req, res) => {
+      if (hold) parked.push(() => res.end('ok'));
+      else res.end('ok');
+    });
+    const endpoint = stub.add(org, r.url);
+    for (let i = 0; i < 30; i += 1) await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(() => expect(r.started).toBe(4));
+    const dueNow = async () =>
+      (
+        await queryRows<{ n: number }>(`select count(*)::int as n from "${iso.schema}".deliveries where endpoint_id = $1 and status = 'pending' and next_attempt_at <= now()`, [
+          endpoint.id,
+        ])
+      )[0]!.n;
+    // 4 in flight and 4 waiting in memory are leased; after a second without an answer the other 22 are moved ahead.
+    await eventually(async () => expect(await dueNow()).toBe(0), { timeoutMs: 5_000 });
+    expect(r.started).toBe(4);
+    hold = false;
+    for (const answer of parked.splice(0)) answer();
+    await eventually(() => expect(outcomesOf(endpoint.id)).toEqual(Array(30).fill(true)), { timeoutMs: 10_000 });
+    expect(r.started).toBe(30);
+  });
+});
+
 describe('auto-disable and circuit breaker', () => {
   it('reports 5 consecutive failed deliveries, which disables the endpoint; no attempt is lost to the open breaker', async () => {
     const { h, pub } = await service({ DELIVERY_BREAKER_VOLUME_THRESHOLD: '3' });
@@ -114,10 +145,10 @@ describe('auto-disable and circuit breaker', () => {
     expect(r.requests).toHaveLength(15);
     expect(await h.metric('delivery_circuit_breaker_transitions_total', { state: 'open' })).toBeGreaterThanOrEqual(1);
 
-    // Disabled: a new event finds no endpoint, so nothing more is attempted.
-    const before = await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'success' });
+    // Disabled: a new event finds no endpoint (acked without a transaction), so nothing more is attempted.
+    const before = await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'skipped' });
     await pub.publish(issueCreated(org), { orgId: org });
-    await eventually(async () => expect(await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'success' })).toBe(before + 1));
+    await eventually(async () => expect(await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'skipped' })).toBe(before + 1));
     expect(await log(h, endpoint.id)).toHaveLength(15);
   });
 });

@@ -26,12 +26,16 @@ export interface EventsSettings {
   rate: number;
   warmupS: number;
   durationS: number;
-  /** Closed loop: concurrent writers (outbox) and in-flight publishes (bare). */
+  /**
+   * Closed loop: concurrent writers (outbox) and in-flight publishes (bare). 16 writers, as two
+   * replicas of a writing service would have: 8 were bound by commit latency (each writer
+   * waits for its WAL flush), not by the outbox, and left a quarter of the CPU idle.
+   */
   writers: number;
   barePublishWindow: number;
   tpWarmupS: number;
   tpDurationS: number;
-  /** Relay: rows per claim (its default), producer pool (the services' DB_POOL_MAX default). */
+  /** Relay: rows per claim (its default); producer pool (room for every writer and the relay). */
   batchSize: number;
   producerPoolMax: number;
   consumerPoolMax: number;
@@ -51,12 +55,12 @@ export const DEFAULT_EVENTS_SETTINGS: EventsSettings = {
   rate: 200,
   warmupS: 2,
   durationS: 10,
-  writers: 8,
+  writers: 16,
   barePublishWindow: 256,
   tpWarmupS: 2,
   tpDurationS: 10,
   batchSize: 100,
-  producerPoolMax: 10,
+  producerPoolMax: 20,
   consumerPoolMax: 10,
   consumerConcurrency: 8,
   consumerBatchSize: 32,

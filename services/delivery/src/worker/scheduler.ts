@@ -46,8 +46,17 @@ const DEPENDENCY_RETRY_MS = 2_000;
 const MIN_WAIT_MS = 20;
 /** Attempts recorded per statement at most. */
 const RECORD_BATCH = 200;
-/** How often an open breaker's newly due deliveries are moved to its half-open time. */
+/** How often an open breaker's (or a stalled endpoint's) newly due deliveries are moved. */
 const DEFER_EVERY_MS = 250;
+/**
+ * An endpoint at its bound none of whose requests has ended for this long is stalled (it
+ * hangs, or answers in seconds): its due rows are moved this far ahead, again and again while
+ * it stays stalled. Left due, every claim would step over all of them in the due index (a
+ * hanging endpoint's backlog grows by its whole event rate), which made claims, and so every
+ * healthy endpoint's deliveries, slower the longer it hung. A healthy endpoint ends requests
+ * in milliseconds and is never stalled.
+ */
+const STALL_MS = 1_000;
 
 /**
  * The scheduler: claims due deliveries (skip locked, leased), dispatches each attempt without
@@ -83,12 +92,15 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   const ready = new Map<string, Array<{ row: ClaimedDelivery; token: string }>>();
   let queued = 0;
   const deferredAt = new Map<string, number>();
+  /** When a request of the endpoint last ended (or its first one started): stalled endpoints (`STALL_MS`) are told by it. */
+  const progressAt = new Map<string, number>();
   let roomless = false;
 
   const busy = (endpointId: string) => perEndpoint.get(endpointId) ?? 0;
   const capacity = (endpointId: string) => opts.breakers.capacity(endpointId, opts.maxPerEndpoint);
   const held = (endpointId: string) => busy(endpointId) + (ready.get(endpointId)?.length ?? 0);
   const saturated = () => [...new Set([...perEndpoint.keys(), ...ready.keys()])].filter((id) => held(id) >= 2 * capacity(id));
+  const stalled = (ids: string[], now: number) => ids.filter((id) => busy(id) > 0 && now - (progressAt.get(id) ?? now) >= STALL_MS);
 
   /** Starts waiting attempts while their endpoint has a free slot and the overall bound allows. */
   function pump(): void {
@@ -104,14 +116,19 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   }
 
   function dispatch(row: ClaimedDelivery, token: string): void {
+    if (busy(row.endpoint_id) === 0) progressAt.set(row.endpoint_id, Date.now());
     perEndpoint.set(row.endpoint_id, busy(row.endpoint_id) + 1);
     let freed = false;
     const freeSlot = () => {
       if (freed) return;
       freed = true;
+      progressAt.set(row.endpoint_id, Date.now());
       const n = busy(row.endpoint_id) - 1;
       if (n > 0) perEndpoint.set(row.endpoint_id, n);
-      else perEndpoint.delete(row.endpoint_id);
+      else {
+        perEndpoint.delete(row.endpoint_id);
+        progressAt.delete(row.endpoint_id);
+      }
       if (!stopping) pump();
       // The claim loop only needs to run when this endpoint has nothing left waiting (or the
       // last claim found no room): a wake per finished request cost a claim round trip each.
@@ -260,13 +277,22 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
           const notClosed = opts.breakers.notClosed();
           const blocked = notClosed.filter((b) => b.blockedUntil !== undefined);
           const now = Date.now();
-          for (const b of blocked) {
-            if (now - (deferredAt.get(b.endpointId) ?? 0) < DEFER_EVERY_MS) continue;
-            deferredAt.set(b.endpointId, now);
-            await deferDue(opts.db, b.endpointId, b.blockedUntil!);
+          const full = saturated();
+          // A stalled endpoint's due rows move STALL_MS ahead (see there); they come due again
+          // soon after it ends a request, and its waiting rows in `ready` start at once.
+          const deferrals = [
+            ...blocked.map((b) => ({ endpointId: b.endpointId, until: b.blockedUntil! })),
+            ...stalled(full, now)
+              .filter((id) => !blocked.some((b) => b.endpointId === id))
+              .map((id) => ({ endpointId: id, until: new Date(now + STALL_MS) })),
+          ];
+          for (const d of deferrals) {
+            if (now - (deferredAt.get(d.endpointId) ?? 0) < DEFER_EVERY_MS) continue;
+            deferredAt.set(d.endpointId, now);
+            await deferDue(opts.db, d.endpointId, d.until);
           }
-          for (const id of deferredAt.keys()) if (!blocked.some((b) => b.endpointId === id)) deferredAt.delete(id);
-          const exclude = [...saturated(), ...blocked.map((b) => b.endpointId)];
+          for (const id of deferredAt.keys()) if (!deferrals.some((d) => d.endpointId === id)) deferredAt.delete(id);
+          const exclude = [...full, ...blocked.map((b) => b.endpointId)];
           const room = new Map<string, number>();
           for (const id of new Set([...perEndpoint.keys(), ...ready.keys(), ...notClosed.map((b) => b.endpointId)])) {
             room.set(id, Math.max(0, 2 * capacity(id) - held(id)));
