@@ -11,6 +11,8 @@ export interface SystemInfo {
 
 export interface RunningSystem extends SystemInfo {
   processes: Record<ServiceName, ServiceProcess>;
+  /** Each service's Postgres schema (DB_SCHEMA). */
+  schemas: Record<ServiceName, string>;
   env: Record<string, string>;
   /** Stops one service (SIGTERM, or SIGKILL to simulate a crash) and starts it again. */
   restart(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
@@ -69,6 +71,7 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     adminToken,
     serviceUrls,
     processes,
+    schemas,
     env,
     restart: async (name, signal = 'SIGTERM') => {
       await processes[name].stop(signal);

@@ -4,10 +4,11 @@ import { Worker } from 'node:worker_threads';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
 import { Agent, Pool, request } from 'undici';
+import pg from 'pg';
 import { EVENT_TYPE_HEADER, ORG_ID_HEADER, connectNats } from '@preflight/bus';
 import { createEvent, encodeEvent, envelopesFor, toTimestamp } from '@preflight/events';
 import { createLogger } from '@preflight/log';
-import { TEST_NATS_URL } from '@preflight/testing';
+import { TEST_DATABASE_URL, TEST_NATS_URL } from '@preflight/testing';
 import { admin, call } from '../../support/client.ts';
 import { startSystem, type RunningSystem } from '../../support/system.ts';
 import { cpuMeter, settle, type CpuGroups, type CpuUsage } from '../lib/cpu.ts';
@@ -304,6 +305,18 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     }
   };
 
+  async function vacuumDeliveryTables(): Promise<void> {
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      const schema = sys.schemas.delivery;
+      await client.query(`vacuum (analyze) "${schema}".deliveries, "${schema}".delivery_attempts`);
+      log('vacuumed the delivery tables');
+    } finally {
+      await client.end();
+    }
+  }
+
   const quiesce = async () => {
     const r = await settle(groups, { maxS: 30 });
     if (r.waitedS > 3) log(`  waited ${r.waitedS.toFixed(0)} s for the system to go idle${r.settled ? '' : ' (it did not; measuring anyway)'}`);
@@ -573,7 +586,12 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
   throughput.push(await sustainedPhase());
   throughput.push(await barePhase(true));
   throughput.push(await barePhase(false));
+  // The runs compared for the hanging endpoint start from the same table state: the phases
+  // before leave tens of thousands of dead row versions, and autovacuum would otherwise clean
+  // them up at a moment of its choosing, inside whichever window it happens to fall.
+  await vacuumDeliveryTables();
   latency.push(await latencyPhase('control', `${s.endpoints} healthy endpoints again (control, just before the hanging run)`));
+  await vacuumDeliveryTables();
   const hang = await createWebhook(receivers.hangingPorts[0]!, 'hanging');
   log(`added webhook ${hang.id} → a receiver that never answers`);
   latency.push(await latencyPhase('hanging', `${s.endpoints} healthy endpoints + 1 hanging endpoint`));
@@ -581,6 +599,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
   const [healthy, control, hanging] = latency as [LatencyPhase, LatencyPhase, LatencyPhase];
   const [sustained, bare] = throughput as [ThroughputPhase, ThroughputPhase, ThroughputPhase];
   const fmt = (v: number) => `${v.toFixed(1)} ms`;
+  const withoutHang = Math.min(healthy.latency.p99, control.latency.p99);
   const checks: Check[] = [
     {
       target: `event-to-receiver p99 ≤ 100 ms at ${s.rate * s.endpoints} deliveries/s`,
@@ -604,11 +623,12 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
       pass: ratio(sustained.deliveredPerS, bare.deliveredPerS) >= 0.4,
     },
     {
-      target: 'healthy p99 beside a hanging endpoint ≤ 1.2× without (adjacent control run)',
-      measured: `${fmt(hanging.latency.p99)} vs ${fmt(control.latency.p99)} (run 1: ${fmt(healthy.latency.p99)}, ${ratio(hanging.latency.p99, healthy.latency.p99).toFixed(2)}×)`,
+      // Against the better of the two runs without it, so a bad control run cannot flatter the ratio.
+      target: 'healthy p99 beside a hanging endpoint ≤ 1.2× without (the better of run 1 and the control run)',
+      measured: `${fmt(hanging.latency.p99)} vs ${fmt(withoutHang)} (run 1: ${fmt(healthy.latency.p99)}, control: ${fmt(control.latency.p99)})`,
       threshold: '≤ 1.20×',
-      ratio: `${ratio(hanging.latency.p99, control.latency.p99).toFixed(2)}×`,
-      pass: ratio(hanging.latency.p99, control.latency.p99) <= 1.2 && hanging.arrived >= hanging.expected,
+      ratio: `${ratio(hanging.latency.p99, withoutHang).toFixed(2)}×`,
+      pass: ratio(hanging.latency.p99, withoutHang) <= 1.2 && hanging.arrived >= hanging.expected,
     },
   ];
   const serviceSettings: Record<string, string> = {
