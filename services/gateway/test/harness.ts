@@ -64,17 +64,25 @@ export interface UpstreamStub {
   url: string;
   requests: RecordedRequest[];
   status: number;
+  /** While true, answers send their headers and part of the body, then the connection is cut. */
+  cut: boolean;
   close(): Promise<void>;
 }
 
 export async function startUpstreamStub(): Promise<UpstreamStub> {
-  const stub: UpstreamStub = { url: '', requests: [], status: 200, close: async () => undefined };
+  const stub: UpstreamStub = { url: '', requests: [], status: 200, cut: false, close: async () => undefined };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       stub.requests.push(recorded);
+      if (stub.cut) {
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': '1000' });
+        res.write('{"partial":');
+        setTimeout(() => res.socket?.destroy(), 20);
+        return;
+      }
       res.writeHead(stub.status, { 'content-type': 'application/json; charset=utf-8', 'x-upstream-secret': 'internal' });
       res.end(JSON.stringify({ echoed: { method: recorded.method, url: recorded.url, body: recorded.body } }));
     });

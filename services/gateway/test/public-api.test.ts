@@ -46,6 +46,7 @@ beforeEach(() => {
   issue.requests.length = 0;
   campaign.status = 200;
   issue.status = 200;
+  campaign.cut = false;
 });
 
 describe('authentication on /api/v1', () => {
@@ -191,6 +192,17 @@ describe('forwarding', () => {
     // An answer, even a 500, is not an outage: the breaker stays closed.
     expect(await metricValue(gw.url, 'gateway_circuit_breaker_state', { upstream: 'campaign' })).toBe(0);
     expect(await metricValue(gw.url, 'gateway_upstream_requests_total', { upstream: 'campaign', outcome: 'server_error' })).toBe(6);
+  });
+
+  it('cuts the client connection when the answer of the service breaks off after its headers, and serves the next call', async () => {
+    campaign.cut = true;
+    const res = await fetch(`${gw.url}/api/v1/campaigns`, { headers: bearer(readKey.key) });
+    expect(res.status).toBe(200);
+    await expect(res.text()).rejects.toThrow();
+    campaign.cut = false;
+    const next = await call(gw.url, 'GET', '/api/v1/campaigns', { headers: bearer(readKey.key) });
+    expect(next.status).toBe(200);
+    expect(next.body.echoed.url).toBe('/api/v1/campaigns');
   });
 
   it('forwards admin calls as the operator, with no organisation header', async () => {
