@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../../scripts/lib/services.ts';
 import { DEFAULT_SETTINGS, foundationMarkdown, runFoundation, type FoundationSettings } from './foundation.ts';
 import { writeSection } from './lib/report.ts';
+import { createCleanup } from './lib/cleanup.ts';
 
 const DOCS_FILE = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
 /** The whole run, startup to cleanup, normally takes 4–5 minutes. */
@@ -68,30 +69,7 @@ if (settings.cpuProfDir) mkdirSync(settings.cpuProfDir, { recursive: true });
 const write = !args.quick && !args['no-write'] && settings.only === undefined;
 
 // Everything started registers how to undo it; undone in reverse order, once.
-const undo: Array<() => Promise<unknown>> = [];
-let cleaning: Promise<void> | undefined;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    const deadline = new Promise<void>((resolve) =>
-      setTimeout(() => {
-        console.error('[bench] cleanup overran its deadline');
-        resolve();
-      }, CLEANUP_DEADLINE_MS).unref(),
-    );
-    const steps = (async () => {
-      while (undo.length) {
-        const step = undo.pop()!;
-        try {
-          await step();
-        } catch (err) {
-          console.error(`[bench] cleanup step failed: ${(err as Error).message}`);
-        }
-      }
-    })();
-    await Promise.race([steps, deadline]);
-  })();
-  return cleaning;
-}
+const { add: addUndo, run: cleanup } = createCleanup('bench', CLEANUP_DEADLINE_MS);
 
 async function abort(reason: string, code: number): Promise<never> {
   console.error(`[bench] ${reason}; stopping`);
@@ -105,7 +83,7 @@ overrun.unref();
 
 let exitCode = 0;
 try {
-  const report = await runFoundation(settings, (fn) => undo.push(fn));
+  const report = await runFoundation(settings, addUndo);
   const invocation = ['tsx bench/run.ts', ...process.argv.slice(2)].join(' ');
   const command = process.argv.length > 2 ? `npm run bench -w tests -- ${process.argv.slice(2).join(' ')}` : 'npm run bench';
   const markdown = foundationMarkdown(report, command, args.note);

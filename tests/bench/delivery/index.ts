@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../../../scripts/lib/services.ts';
 import { writeSection } from '../lib/report.ts';
+import { createCleanup } from '../lib/cleanup.ts';
 import { DEFAULT_DELIVERY_SETTINGS, QUICK_DELIVERY_SETTINGS, runDelivery, type DeliverySettings } from './bench.ts';
 import { deliveryMarkdown } from './markdown.ts';
 
@@ -48,30 +49,7 @@ export async function runDeliveryBench(args: DeliveryCliArgs): Promise<void> {
   if (settings.cpuProfDir) mkdirSync(settings.cpuProfDir, { recursive: true });
   const write = !args.quick && !args['no-write'];
 
-  const undo: Array<() => Promise<unknown>> = [];
-  let cleaning: Promise<void> | undefined;
-  const cleanup = (): Promise<void> => {
-    cleaning ??= (async () => {
-      const deadline = new Promise<void>((resolve) =>
-        setTimeout(() => {
-          console.error('[bench:delivery] cleanup overran its deadline');
-          resolve();
-        }, CLEANUP_DEADLINE_MS).unref(),
-      );
-      const steps = (async () => {
-        while (undo.length) {
-          const step = undo.pop()!;
-          try {
-            await step();
-          } catch (err) {
-            console.error(`[bench:delivery] cleanup step failed: ${(err as Error).message}`);
-          }
-        }
-      })();
-      await Promise.race([steps, deadline]);
-    })();
-    return cleaning;
-  };
+  const { add: addUndo, run: cleanup } = createCleanup('bench:delivery', CLEANUP_DEADLINE_MS);
   const abort = async (reason: string, code: number): Promise<never> => {
     console.error(`[bench:delivery] ${reason}; stopping`);
     await cleanup();
@@ -86,7 +64,7 @@ export async function runDeliveryBench(args: DeliveryCliArgs): Promise<void> {
 
   let failed = false;
   try {
-    const report = await runDelivery(settings, (fn) => undo.push(fn));
+    const report = await runDelivery(settings, addUndo);
     const argv = process.argv.slice(2);
     const command = argv.length ? `npm run bench -w tests -- ${argv.join(' ')}` : 'npm run bench';
     const findings = existsSync(FINDINGS_FILE) ? readFileSync(FINDINGS_FILE, 'utf8') : undefined;

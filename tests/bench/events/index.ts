@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { REPO_ROOT } from '../../../scripts/lib/services.ts';
 import { writeSection } from '../lib/report.ts';
+import { createCleanup } from '../lib/cleanup.ts';
 import { DEFAULT_EVENTS_SETTINGS, QUICK_EVENTS_SETTINGS, runEvents, type EventsSettings } from './bench.ts';
 import { eventsMarkdown } from './markdown.ts';
 
@@ -33,30 +34,7 @@ export async function runEventsBench(args: EventsCliArgs): Promise<void> {
   const settings: EventsSettings = { ...DEFAULT_EVENTS_SETTINGS, ...(args.quick ? QUICK_EVENTS_SETTINGS : {}) };
   const write = !args.quick && !args['no-write'];
 
-  const undo: Array<() => Promise<unknown>> = [];
-  let cleaning: Promise<void> | undefined;
-  const cleanup = (): Promise<void> => {
-    cleaning ??= (async () => {
-      const deadline = new Promise<void>((resolve) =>
-        setTimeout(() => {
-          console.error('[bench:events] cleanup overran its deadline');
-          resolve();
-        }, CLEANUP_DEADLINE_MS).unref(),
-      );
-      const steps = (async () => {
-        while (undo.length) {
-          const step = undo.pop()!;
-          try {
-            await step();
-          } catch (err) {
-            console.error(`[bench:events] cleanup step failed: ${(err as Error).message}`);
-          }
-        }
-      })();
-      await Promise.race([steps, deadline]);
-    })();
-    return cleaning;
-  };
+  const { add: addUndo, run: cleanup } = createCleanup('bench:events', CLEANUP_DEADLINE_MS);
   const abort = async (reason: string, code: number): Promise<never> => {
     console.error(`[bench:events] ${reason}; stopping`);
     await cleanup();
@@ -71,7 +49,7 @@ export async function runEventsBench(args: EventsCliArgs): Promise<void> {
 
   let failed = false;
   try {
-    const report = await runEvents(settings, (fn) => undo.push(fn));
+    const report = await runEvents(settings, addUndo);
     const argv = process.argv.slice(2);
     const command = argv.length ? `npm run bench -w tests -- ${argv.join(' ')}` : 'npm run bench';
     const markdown = eventsMarkdown(report, command, args.note);
