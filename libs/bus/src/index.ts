@@ -2,6 +2,7 @@ export { connectNats, ensureStream, type ConnectNatsOptions, type EnsureStreamOp
 export {
   outboxMigration,
   enqueueEvent,
+  enqueueEvents,
   startOutboxRelay,
   outboxChannel,
   EVENT_TYPE_HEADER,

@@ -80,9 +80,16 @@ const backendPid = (client: pg.PoolClient): number | undefined => (client as unk
  * commit record is flushed, so notifying writers commit one at a time (docs/events.md).
  */
 export async function enqueueEvent(trx: Kysely<any>, event: OutboxEvent): Promise<string> {
+  const [id] = await enqueueEvents(trx, [event]);
+  return id!;
+}
+
+/** `enqueueEvent` for several events at once: one statement, rows (and so stream order) in the given order. */
+export async function enqueueEvents(trx: Kysely<any>, events: OutboxEvent[]): Promise<string[]> {
   if (!trx.isTransaction) throw new Error('enqueueEvent must run inside the transaction that changes the state');
-  const id = event.id ?? randomUUID();
-  const payload = Buffer.from(event.payload.buffer, event.payload.byteOffset, event.payload.byteLength);
+  if (events.length === 0) return [];
+  const ids = events.map((e) => e.id ?? randomUUID());
+  const payloads = events.map((e) => Buffer.from(e.payload.buffer, e.payload.byteOffset, e.payload.byteLength));
   // `<pid>:<schema>` of every connection a local relay would see come back; the statement
   // notifies only when this connection is not one of them (one round trip either way).
   const local: string[] = [];
@@ -90,18 +97,19 @@ export async function enqueueEvent(trx: Kysely<any>, event: OutboxEvent): Promis
   const { rows } = await sql<{ pid: number; schema: string; notified: number }>`
     with o as (
       insert into outbox (id, subject, type, payload, org_id)
-      values (${id}, ${event.subject}, ${event.type}, ${payload}, ${event.orgId ?? null})
+      select * from unnest(${ids}::uuid[], ${events.map((e) => e.subject)}::text[], ${events.map((e) => e.type)}::text[],
+        ${payloads}::bytea[], ${events.map((e) => e.orgId ?? null)}::uuid[])
       returning id
     ), n as (
-      select pg_notify(current_schema() || '_outbox', '') from o
-      where pg_backend_pid() || ':' || current_schema() <> all(${local}::text[])
+      select pg_notify(current_schema() || '_outbox', '')
+      where exists (select 1 from o) and pg_backend_pid() || ':' || current_schema() <> all(${local}::text[])
     )
-    select pg_backend_pid() as pid, current_schema() as schema, (select count(*) from n)::int as notified from o`.execute(trx);
+    select pg_backend_pid() as pid, current_schema() as schema, (select count(*) from n)::int as notified`.execute(trx);
   const row = rows[0];
   if (row && row.notified === 0) {
     for (const r of localRelays) if (r.schema === row.schema && r.checkedOut.has(row.pid)) r.awaiting.add(row.pid);
   }
-  return id;
+  return ids;
 }
 
 /** The NOTIFY channel of a schema's outbox. */

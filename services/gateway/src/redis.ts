@@ -15,6 +15,9 @@ export function createRedis(url: string, logger: Logger): Redis {
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
     // Our own fallbacks handle a lost connection; a queued command would only add latency.
     autoResendUnfulfilledCommands: false,
+    // Commands issued in the same event-loop tick (concurrent requests' admissions) leave in
+    // one write: a socket write costs about as much as the rest of a request's Redis work.
+    enableAutoPipelining: true,
   });
   // Without a listener ioredis prints every reconnect failure; the limiter reports outages once.
   redis.on('error', (err: Error) => logger.debug({ err: err.message }, 'redis connection error'));

@@ -12,6 +12,7 @@ import { createCampaignDirectory } from './directory/campaign-directory.ts';
 import { DIRECTORY_CONSUMER, campaignEventHandler } from './directory/campaign-events.ts';
 import { migrations } from './migrations/index.ts';
 import { registrations } from './routes/index.ts';
+import { issueFiling } from './storage/issue-filing.ts';
 import type { IssueDatabase } from './storage/schema.ts';
 
 export interface StartOptions {
@@ -111,6 +112,8 @@ export async function startIssueService(opts: StartOptions): Promise<RunningIssu
     });
 
     const directory = createCampaignDirectory(database.db, campaigns, logger);
+    const events = { subjectPrefix: prefix };
+    const filing = issueFiling(database.db, events);
     const { app, markDraining } = createApp(
       {
         service: 'issue',
@@ -125,7 +128,7 @@ export async function startIssueService(opts: StartOptions): Promise<RunningIssu
         },
       },
       (a) => {
-        for (const register of registrations) register(a, { db: database.db, directory, events: { subjectPrefix: prefix } });
+        for (const register of registrations) register(a, { db: database.db, directory, events, filing });
       },
     );
     const server = await serve({

@@ -48,6 +48,35 @@ function message<K extends DomainEventKind>(seen: SeenEvent, kind: K): DomainEve
 const publicNames = (e: DomainEvent) => toPublicEvents(e).map((p) => p.eventType);
 
 describe('IssueCreated', () => {
+  it('files concurrent creates of one campaign together: each its own fields, number, history and one event, some sharing a transaction', async () => {
+    const own = h.stub.add(org, { name: 'Busy campaign' });
+    const severities = ['Critical', 'High', 'Medium', 'Low', 'Trivial'] as const;
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        h.call('POST', `/admin/v1/campaigns/${own.id}/issues`, {
+          as: asAdmin,
+          body: { title: `Concurrent ${i}`, severity: severities[i % 5], type: 'Bug', testerEmail: `t${i}@example.com` },
+        }),
+      ),
+    );
+    expect(replies.map((r) => r.status)).toEqual(Array(30).fill(201));
+    expect(replies.map((r) => r.body.seqNumber).sort((a: number, b: number) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    await fence();
+    const createdAt = new Set<string>();
+    for (const [i, reply] of replies.entries()) {
+      const detail = (await h.call('GET', `/admin/v1/issues/${reply.body.id}`, { as: asAdmin })).body;
+      expect(detail).toMatchObject({ id: reply.body.id, seqNumber: reply.body.seqNumber, title: `Concurrent ${i}`, severity: severities[i % 5], testerEmail: `t${i}@example.com`, status: 'New' });
+      expect(detail.history).toHaveLength(1);
+      const events = watch.about(reply.body.id);
+      expect(events).toHaveLength(1);
+      expect(message(events[0]!, 'IssueCreated')).toMatchObject({ seqNumber: reply.body.seqNumber, title: `Concurrent ${i}`, revision: 1 });
+      createdAt.add(detail.createdAt);
+    }
+    // Issues filed in one transaction share its timestamp: requests that arrived while one was
+    // being written were gathered into the next.
+    expect(createdAt.size).toBeLessThan(30);
+  });
+
   it('puts exactly one event with every field and revision 1 on the stream', async () => {
     const created = await file({ pageUrl: 'https://shop.example.com/pay', testerEmail: 'tess@example.com', description: 'Nothing happens' });
     await fence();

@@ -7,9 +7,10 @@ import { issueCreatedEvent } from '../../../services/issue/src/domain/issue-even
 import { migrations as issueMigrations } from '../../../services/issue/src/migrations/index.ts';
 
 /**
- * The raw-SQL floor for "create an issue": exactly the statements services/issue/src/storage
- * runs in createIssue(), in one transaction per request, as the SQL text kysely generates for
- * them (checked against kysely's compile() output):
+ * The raw-SQL floor for "create an issue": the writes services/issue/src/storage makes in
+ * createIssues() for one issue, in one transaction per request, as the service filed every
+ * issue before it gathered a campaign's concurrent requests into shared transactions
+ * (storage/issue-filing.ts); the SQL text is what kysely generated for one issue then:
  *
  *   begin
  *   one statement      with seq (sequence upsert, takes the campaign's row lock), issue (insert …
@@ -20,9 +21,9 @@ import { migrations as issueMigrations } from '../../../services/issue/src/migra
  * over the same pg pool settings (libs/db createDatabase), in a scratch schema built by the
  * issue service's own migrations. What it leaves out is what the service adds around it: HTTP,
  * caller headers, validation, the campaign-directory lookup, kysely, encoding the event, and
- * the outbox relay that publishes it afterwards. When createIssue() changes, change this.
+ * the outbox relay that publishes it afterwards.
  */
-// services/issue createIssue(): sequence, issue and first history row in one statement.
+// services/issue createIssues() for one issue: sequence, issue and first history row in one statement.
 const CREATE_ISSUE_SQL = `with seq as (
   insert into campaign_sequences (campaign_id, last_seq) values ($1, 1)
   on conflict (campaign_id) do update set last_seq = campaign_sequences.last_seq + 1 returning last_seq

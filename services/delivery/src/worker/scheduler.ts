@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PinnedAgents } from '../attempt/agents.ts';
-import type { Kysely } from '@preflight/db';
+import { Batcher, type Kysely } from '@preflight/db';
 import type { Logger } from '@preflight/log';
 import { post, type PostResult } from '../attempt/post.ts';
 import { resolveTarget, type Resolver } from '../attempt/target.ts';
@@ -10,7 +10,6 @@ import { deliveryHeaders } from '../domain/signatures.ts';
 import { claimDue, deferDue, msUntilNextDue, recordAttempts, releaseLease, type AttemptCompletion, type ClaimedDelivery } from '../storage/deliveries.ts';
 import type { AttemptOutcome, DeliveryDatabase } from '../storage/schema.ts';
 import { BreakerOpen, UnhealthyResult, type Breakers } from './breakers.ts';
-import { Batcher } from './batcher.ts';
 import type { DeliveryMetrics } from './metrics.ts';
 import { Sleeper } from '@preflight/bus';
 

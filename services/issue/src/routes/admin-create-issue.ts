@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { CreateIssueRequestSchema, MAX_TEXT, httpUrl, optionalText } from '@preflight/contract';
 import { parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
 import { dashboardReporter } from '../domain/reporter.ts';
-import { createIssue } from '../storage/issues.ts';
 import type { Registration } from './context.ts';
 
 const SHORT_TEXT = 200;
@@ -34,13 +33,13 @@ export const AdminCreateIssueRequestSchema = CreateIssueRequestSchema.extend({
 });
 
 /** POST /admin/v1/campaigns/:id/issues: the dashboard files an issue through the public pipeline. */
-export const adminCreateIssue: Registration = (app, { db, directory, events }) => {
+export const adminCreateIssue: Registration = (app, { directory, filing }) => {
   app.post('/admin/v1/campaigns/:id/issues', async (req, res) => {
     requireAdmin(req);
     const campaignId = pathId(req.params.id, 'campaign');
     const fields = parseBody(AdminCreateIssueRequestSchema, req.body);
     const campaign = await directory.campaignFor(campaignId, undefined);
-    const created = await createIssue(db, events, { campaign, fields, reporter: dashboardReporter(fields.testerEmail) });
+    const created = await filing.file(campaign, { fields, reporter: dashboardReporter(fields.testerEmail) });
     res.setHeader('Location', `/admin/v1/issues/${created.id}`);
     sendJson(req, res, 201, created);
   });

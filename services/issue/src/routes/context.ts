@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import type { Kysely } from '@preflight/db';
 import type { CampaignDirectory } from '../directory/campaign-directory.ts';
+import type { IssueFiling } from '../storage/issue-filing.ts';
 import type { EventTarget } from '../storage/outbox.ts';
 import type { IssueDatabase } from '../storage/schema.ts';
 
@@ -10,6 +11,8 @@ export interface RouteContext {
   directory: CampaignDirectory;
   /** Where the storage functions' outbox rows are addressed. */
   events: EventTarget;
+  /** Files new issues (gathered per campaign into shared transactions). */
+  filing: IssueFiling;
 }
 
 export type Registration = (app: Express, ctx: RouteContext) => void;

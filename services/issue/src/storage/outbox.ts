@@ -1,4 +1,4 @@
-import { enqueueEvent } from '@preflight/bus';
+import { enqueueEvent, enqueueEvents } from '@preflight/bus';
 import type { Transaction } from '@preflight/db';
 import { encodeEvent, type DomainEvent } from '@preflight/events';
 import type { IssueDatabase } from './schema.ts';
@@ -14,4 +14,12 @@ export interface EventTarget {
  */
 export async function enqueueIssueEvent(trx: Transaction<IssueDatabase>, target: EventTarget, event: DomainEvent, orgId: string): Promise<string> {
   return enqueueEvent(trx, { ...encodeEvent(event, target.subjectPrefix), orgId });
+}
+
+/** `enqueueIssueEvent` for several events of one organisation, in one statement, in order. */
+export async function enqueueIssueEvents(trx: Transaction<IssueDatabase>, target: EventTarget, events: DomainEvent[], orgId: string): Promise<string[]> {
+  return enqueueEvents(
+    trx,
+    events.map((event) => ({ ...encodeEvent(event, target.subjectPrefix), orgId })),
+  );
 }

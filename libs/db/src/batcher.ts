@@ -21,6 +21,11 @@ export class Batcher<T, R> {
     });
   }
 
+  /** Nothing queued and nothing being written. */
+  get idle(): boolean {
+    return !this.#writing && this.#queue.length === 0;
+  }
+
   /** Resolves once everything queued so far is written (or failed). */
   flushed(): Promise<void> {
     if (!this.#writing && this.#queue.length === 0) return Promise.resolve();
@@ -50,5 +55,41 @@ export class Batcher<T, R> {
     }
     this.#writing = false;
     for (const resolve of this.#idle.splice(0)) resolve();
+  }
+}
+
+/**
+ * A `Batcher` per key, for writes that must not share a batch across keys (one campaign's
+ * issues, say): batches of different keys are written concurrently, those of one key one after
+ * the other. A key's batcher is dropped once it is idle, so keys cost nothing between bursts.
+ */
+export class KeyedBatcher<K, T, R> {
+  readonly #batchers = new Map<K, Batcher<T, R>>();
+
+  constructor(
+    private readonly write: (key: K, items: T[]) => Promise<R[]>,
+    private readonly maxBatch: number,
+  ) {}
+
+  add(key: K, item: T): Promise<R> {
+    let batcher = this.#batchers.get(key);
+    if (!batcher) {
+      const created = new Batcher<T, R>((items) => this.write(key, items), this.maxBatch);
+      this.#batchers.set(key, created);
+      batcher = created;
+    }
+    const result = batcher.add(item);
+    const own = batcher;
+    void result
+      .catch(() => undefined)
+      .then(() => {
+        if (own.idle && this.#batchers.get(key) === own) this.#batchers.delete(key);
+      });
+    return result;
+  }
+
+  /** Keys with a batcher right now (for tests and metrics). */
+  get size(): number {
+    return this.#batchers.size;
   }
 }
