@@ -140,15 +140,17 @@ export async function listIssues(db: Kysely<IssueDatabase>, filter: IssueListFil
   let base = db.selectFrom('issues').where('campaign_id', '=', filter.campaignId);
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.severity) base = base.where('severity', '=', filter.severity);
-  const [rows, count] = await Promise.all([
-    base
-      .select(ISSUE_SUMMARY_COLUMNS)
-      .orderBy('severity_rank')
-      .orderBy('seq_number')
-      .limit(filter.pageSize)
-      .offset((filter.page - 1) * filter.pageSize)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: count.total };
+  const count = base.select((eb) => eb.fn.countAll<number>().as('n'));
+  // The page and the count in one statement (one round trip, one pooled connection); only a
+  // page past the end, which has no row to carry the count, asks for it again.
+  const page = await base
+    .select(ISSUE_SUMMARY_COLUMNS)
+    .select(count.as('total'))
+    .orderBy('severity_rank')
+    .orderBy('seq_number')
+    .limit(filter.pageSize)
+    .offset((filter.page - 1) * filter.pageSize)
+    .execute();
+  const total = page[0]?.total ?? (filter.page > 1 ? (await count.executeTakeFirstOrThrow()).n : 0);
+  return { rows: page.map(({ total: _total, ...row }) => row), total: Number(total) };
 }
