@@ -204,21 +204,23 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
 
   async function drainBatch(): Promise<{ claimed: number; failed: boolean }> {
     return opts.db.transaction().execute(async (trx) => {
-      // Marking rows published need not wait for a disk flush: a mark lost in a crash only
-      // means the rows are published again with the same Nats-Msg-Id, which JetStream drops
-      // (and the consumers' inbox catches past the duplicate window).
-      await sql`set local synchronous_commit = off`.execute(trx);
       // Claimed and marked at once: the row locks taken here hold until commit, and a rollback
       // undoes the mark, so the mark can come before the publish (one statement, one write per
       // row, instead of a select that locks and an update after).
+      // The same statement turns synchronous_commit off for this transaction (`set_config(…,
+      // true)` is `set local`; evaluated once, before the scan): marking rows published need
+      // not wait for a disk flush, since a mark lost in a crash only means the rows are
+      // published again with the same Nats-Msg-Id, which JetStream drops (and the consumers'
+      // inbox catches past the duplicate window). A statement of its own cost a round trip per claim.
       const claimed = await sql<OutboxRow>`
         update outbox set published_at = now(), attempts = attempts + 1, last_error = null
-        where id in (
-          select id from outbox
-          where published_at is null
-          order by seq
-          limit ${batchSize}
-          for update skip locked)
+        where (select set_config('synchronous_commit', 'off', true)) = 'off'
+          and id in (
+            select id from outbox
+            where published_at is null
+            order by seq
+            limit ${batchSize}
+            for update skip locked)
         returning id, seq, subject, type, payload, org_id`.execute(trx);
       const rows = claimed.rows.sort((a, b) => Number(a.seq) - Number(b.seq));
       // Publish the whole batch before awaiting any ack: messages go out on one connection in
