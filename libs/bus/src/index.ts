@@ -3,6 +3,7 @@ export {
   outboxMigration,
   enqueueEvent,
   enqueueEvents,
+  newEventId,
   startOutboxRelay,
   outboxChannel,
   EVENT_TYPE_HEADER,

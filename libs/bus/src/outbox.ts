@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { headers, type MsgHdrs } from '@nats-io/nats-core';
 import type { JetStreamClient } from '@nats-io/jetstream';
+import { v7 as uuidv7 } from 'uuid';
 import { sql, type Kysely, type Migration } from 'kysely';
 import pg from 'pg';
 import { Registry } from 'prom-client';
@@ -79,6 +79,16 @@ const backendPid = (client: pg.PoolClient): number | undefined => (client as unk
  * a transaction that has issued one takes a cluster-wide lock at commit and holds it until its
  * commit record is flushed, so notifying writers commit one at a time (docs/events.md).
  */
+/**
+ * A new event id: a time-ordered UUID (v7), so each new outbox row (and inbox row downstream)
+ * lands at the right edge of its primary-key index instead of on a random page. Random (v4)
+ * keys touch a different leaf page per row, and after every checkpoint the first change to a
+ * page writes the whole 8 KB page to the WAL.
+ */
+export function newEventId(): string {
+  return uuidv7();
+}
+
 export async function enqueueEvent(trx: Kysely<any>, event: OutboxEvent): Promise<string> {
   const [id] = await enqueueEvents(trx, [event]);
   return id!;
@@ -88,7 +98,7 @@ export async function enqueueEvent(trx: Kysely<any>, event: OutboxEvent): Promis
 export async function enqueueEvents(trx: Kysely<any>, events: OutboxEvent[]): Promise<string[]> {
   if (!trx.isTransaction) throw new Error('enqueueEvent must run inside the transaction that changes the state');
   if (events.length === 0) return [];
-  const ids = events.map((e) => e.id ?? randomUUID());
+  const ids = events.map((e) => e.id ?? newEventId());
   const payloads = events.map((e) => Buffer.from(e.payload.buffer, e.payload.byteOffset, e.payload.byteLength));
   // `<pid>:<schema>` of every connection a local relay would see come back; the statement
   // notifies only when this connection is not one of them (one round trip either way).

@@ -4,7 +4,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { headers, type NatsConnection } from '@nats-io/nats-core';
 import pg from 'pg';
 import { Registry } from 'prom-client';
-import { EVENT_TYPE_HEADER, ORG_ID_HEADER, connectNats, enqueueEvent, ensureStream, inboxMigration, outboxMigration, startConsumer, startOutboxRelay, type OutboxRelay, type RunningConsumer } from '@preflight/bus';
+import { EVENT_TYPE_HEADER, ORG_ID_HEADER, connectNats, enqueueEvent, newEventId, ensureStream, inboxMigration, outboxMigration, startConsumer, startOutboxRelay, type OutboxRelay, type RunningConsumer } from '@preflight/bus';
 import { createDatabase, migrateToLatest, sql, type Database } from '@preflight/db';
 import { createEvent, encodeEvent, toTimestamp, type EncodedEvent } from '@preflight/events';
 import { createLogger } from '@preflight/log';
@@ -414,7 +414,7 @@ async function latencyPhase(env: Env, path: 'outbox' | 'bare'): Promise<LatencyP
   let calls = 0;
   const op = async () => {
     const i = calls++;
-    const id = randomUUID();
+    const id = newEventId();
     ids[i] = id;
     sentAt[i] = performance.now();
     if (path === 'outbox') await commit(id);
@@ -490,11 +490,11 @@ async function throughputPhase(env: Env, path: 'outbox' | 'bare', withConsumer =
   const op =
     path === 'outbox'
       ? async () => {
-          await commit(randomUUID());
+          await commit(newEventId());
           committed += 1;
         }
       : async () => {
-          await publish(randomUUID());
+          await publish(newEventId());
           barePublished += 1;
         };
   const published = () => (path === 'outbox' ? probe.acked : barePublished);
@@ -607,12 +607,12 @@ async function ceilingPhase(env: Env, variant: CeilingPhase['variant']): Promise
   const db = env.producer.db;
   const op =
     variant === 'enqueueEvent'
-      ? () => committer(env, event)(randomUUID())
+      ? () => committer(env, event)(newEventId())
       : async () => {
           // enqueueEvent's insert, without its pg_notify inside the transaction.
           await db.transaction().execute(async (trx) => {
             await sql`insert into bench_state (issue_id, status) values (${issueId}, 'InProgress')`.execute(trx);
-            await sql`insert into outbox (id, subject, type, payload, org_id) values (${randomUUID()}, ${event.subject}, ${event.type}, ${payload}, ${env.orgId})`.execute(trx);
+            await sql`insert into outbox (id, subject, type, payload, org_id) values (${newEventId()}, ${event.subject}, ${event.type}, ${payload}, ${env.orgId})`.execute(trx);
           });
           if (variant === 'notify-after-commit') await sql`select pg_notify(current_schema() || '_outbox', '')`.execute(db);
         };
