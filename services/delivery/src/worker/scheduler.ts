@@ -49,11 +49,13 @@ const RECORD_BATCH = 200;
 const DEFER_EVERY_MS = 250;
 /**
  * An endpoint at its bound none of whose requests has ended for this long is stalled (it
- * hangs, or answers in seconds): its due rows are moved this far ahead, again and again while
- * it stays stalled. Left due, every claim would step over all of them in the due index (a
- * hanging endpoint's backlog grows by its whole event rate), which made claims, and so every
- * healthy endpoint's deliveries, slower the longer it hung. A healthy endpoint ends requests
- * in milliseconds and is never stalled.
+ * hangs, or answers in seconds): its due rows are moved ahead, by as long as it has been
+ * stalled so far (at least this, at most an attempt's timeout), again whenever they come due
+ * while it stays stalled. Left due, every claim would step over all of them in the due index
+ * (a hanging endpoint's backlog grows by its whole event rate), which made claims, and so every
+ * healthy endpoint's deliveries, slower the longer it hung; moved by a fixed second, the whole
+ * backlog was rewritten every second. Growing with the stall, each row is moved a few times
+ * in all. A healthy endpoint ends requests in milliseconds and is never stalled.
  */
 const STALL_MS = 1_000;
 
@@ -99,7 +101,12 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   const capacity = (endpointId: string) => opts.breakers.capacity(endpointId, opts.maxPerEndpoint);
   const held = (endpointId: string) => busy(endpointId) + (ready.get(endpointId)?.length ?? 0);
   const saturated = () => [...new Set([...perEndpoint.keys(), ...ready.keys()])].filter((id) => held(id) >= 2 * capacity(id));
-  const stalled = (ids: string[], now: number) => ids.filter((id) => busy(id) > 0 && now - (progressAt.get(id) ?? now) >= STALL_MS);
+  /** How long each endpoint among `ids` has been stalled, for those that are. */
+  const stalled = (ids: string[], now: number) =>
+    ids.flatMap((id) => {
+      const forMs = now - (progressAt.get(id) ?? now);
+      return busy(id) > 0 && forMs >= STALL_MS ? [{ id, forMs }] : [];
+    });
 
   /** Starts waiting attempts while their endpoint has a free slot and the overall bound allows. */
   function pump(): void {
@@ -277,13 +284,13 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
           const blocked = notClosed.filter((b) => b.blockedUntil !== undefined);
           const now = Date.now();
           const full = saturated();
-          // A stalled endpoint's due rows move STALL_MS ahead (see there); they come due again
-          // soon after it ends a request, and its waiting rows in `ready` start at once.
+          // A stalled endpoint's due rows move ahead by its stall so far (see STALL_MS); its
+          // waiting rows in `ready` start at once when it ends a request.
           const deferrals = [
             ...blocked.map((b) => ({ endpointId: b.endpointId, until: b.blockedUntil! })),
             ...stalled(full, now)
-              .filter((id) => !blocked.some((b) => b.endpointId === id))
-              .map((id) => ({ endpointId: id, until: new Date(now + STALL_MS) })),
+              .filter(({ id }) => !blocked.some((b) => b.endpointId === id))
+              .map(({ id, forMs }) => ({ endpointId: id, until: new Date(now + Math.min(forMs, opts.attemptTimeoutMs)) })),
           ];
           for (const d of deferrals) {
             if (now - (deferredAt.get(d.endpointId) ?? 0) < DEFER_EVERY_MS) continue;
