@@ -1,7 +1,7 @@
 import { enqueueEvent } from '@preflight/bus';
 import { sql, type Kysely } from '@preflight/db';
 import type { CampaignStatus } from '@preflight/contract';
-import { campaignStatusEventKind, createEvent, encodeEvent, toTimestamp } from '@preflight/events';
+import { campaignStatusEventKind, createEvent, encodeEvent, toTimestamp, type DomainEvent } from '@preflight/events';
 import { canTransition, INITIAL_CAMPAIGN_STATUS } from '../domain/campaign-lifecycle.ts';
 import { INITIAL_VERDICT } from '../domain/launch-policy.ts';
 import { findCampaign } from './campaigns.ts';
@@ -17,6 +17,14 @@ import type { CampaignDatabase, CampaignRow } from './schema.ts';
 /** Where events go: the subject prefix (`preflight`, isolated in tests). */
 export interface EventTarget {
   prefix: string;
+}
+
+/**
+ * Puts a domain event of the campaign service in the outbox, inside the transaction that makes
+ * the change it announces (every state change of this schema enqueues through here).
+ */
+export async function enqueueCampaignEvent(trx: Kysely<CampaignDatabase>, target: EventTarget, event: DomainEvent, orgId: string): Promise<string> {
+  return enqueueEvent(trx, { ...encodeEvent(event, target.prefix), orgId });
 }
 
 /** Creates a Draft campaign on a site, in the site's organisation; undefined if the site does not exist. */
@@ -50,7 +58,7 @@ export async function createCampaign(
       status: campaign.status,
       createdAt: toTimestamp(campaign.created_at),
     });
-    await enqueueEvent(trx, { ...encodeEvent(event, events.prefix), orgId: campaign.org_id });
+    await enqueueCampaignEvent(trx, events, event, campaign.org_id);
     return { ...campaign, site_name: site.name };
   });
 }
@@ -96,7 +104,7 @@ export async function changeCampaignStatus(
       occurredAt: toTimestamp(history.occurred_at),
     };
     const event = createEvent(campaignStatusEventKind(from, input.to), fields);
-    await enqueueEvent(trx, { ...encodeEvent(event, events.prefix), orgId: campaign.org_id });
+    await enqueueCampaignEvent(trx, events, event, campaign.org_id);
     return { outcome: 'changed', from, campaign } as const;
   });
 }

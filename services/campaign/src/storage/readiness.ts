@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { enqueueEvent } from '@preflight/bus';
 import { sql, type Kysely } from '@preflight/db';
-import { createEvent, encodeEvent, toTimestamp } from '@preflight/events';
+import { createEvent, toTimestamp } from '@preflight/events';
 import {
   DEFAULT_LAUNCH_POLICY,
   gateOf,
@@ -14,7 +13,7 @@ import {
   type SignOffDecision,
   type Verdict,
 } from '../domain/launch-policy.ts';
-import type { EventTarget } from './campaign-changes.ts';
+import { enqueueCampaignEvent, type EventTarget } from './campaign-changes.ts';
 import type { CampaignDatabase, SealState } from './schema.ts';
 
 /*
@@ -424,7 +423,7 @@ export async function recomputeReadiness(
       decision: seal.decision,
       occurredAt: toTimestamp(new Date()),
     });
-    await enqueueEvent(trx, { ...encodeEvent(event, events.prefix), orgId: campaign.org_id });
+    await enqueueCampaignEvent(trx, events, event, campaign.org_id);
   }
   return { outcome: verdictChanged ? 'changed' : 'unchanged', verdict, report };
 }

@@ -1,7 +1,6 @@
-import { enqueueEvent } from '@preflight/bus';
 import { sql, type Kysely } from '@preflight/db';
-import { createEvent, encodeEvent, toTimestamp } from '@preflight/events';
-import type { EventTarget } from './campaign-changes.ts';
+import { createEvent, toTimestamp } from '@preflight/events';
+import { enqueueCampaignEvent, type EventTarget } from './campaign-changes.ts';
 import type { CampaignDatabase, TaskRow, TesterRow } from './schema.ts';
 
 /*
@@ -134,7 +133,7 @@ export async function completeTask(
         issuesReported: Number(reported.n),
         occurredAt: toTimestamp(tester.completed_at ?? new Date()),
       });
-      await enqueueEvent(trx, { ...encodeEvent(event, events.prefix), orgId: campaign.org_id });
+      await enqueueCampaignEvent(trx, events, event, campaign.org_id);
     }
 
     const tasks = await trx

@@ -1,4 +1,4 @@
-import { enqueueEvent, enqueueEvents } from '@preflight/bus';
+import { enqueueEvents } from '@preflight/bus';
 import type { Transaction } from '@preflight/db';
 import { encodeEvent, type DomainEvent } from '@preflight/events';
 import type { IssueDatabase } from './schema.ts';
@@ -13,7 +13,8 @@ export interface EventTarget {
  * the row exists if and only if the change commits; the relay publishes it afterwards.
  */
 export async function enqueueIssueEvent(trx: Transaction<IssueDatabase>, target: EventTarget, event: DomainEvent, orgId: string): Promise<string> {
-  return enqueueEvent(trx, { ...encodeEvent(event, target.subjectPrefix), orgId });
+  const [id] = await enqueueIssueEvents(trx, target, [event], orgId);
+  return id!;
 }
 
 /** `enqueueIssueEvent` for several events of one organisation, in one statement, in order. */
