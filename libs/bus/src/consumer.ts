@@ -53,7 +53,20 @@ export interface ConsumedEvent {
  * events is then handled again in a transaction of its own, so a handler may run twice for an
  * event whose first run was rolled back (as on any redelivery).
  */
-export type EventHandler<DB> = (event: ConsumedEvent, trx: Transaction<DB>) => Promise<void>;
+export type EventHandler<DB> = (event: ConsumedEvent, trx: Transaction<DB>, tx: TransactionHooks) => Promise<void>;
+
+/**
+ * What a handler may want done once its transaction has ended: in memory work that must only
+ * follow a commit (handing rows it wrote to an in-process worker), or undoing a reservation
+ * when the transaction rolled back. Each callback runs once, synchronously, right after the
+ * commit (before the acks) or the rollback; a throw is logged and otherwise ignored. A crash
+ * between the commit and the callback runs neither, so what they do must also be recoverable
+ * from the database.
+ */
+export interface TransactionHooks {
+  afterCommit(fn: () => void): void;
+  afterRollback(fn: () => void): void;
+}
 
 /**
  * Like `EventHandler`, but called once per transaction with the events of the batch that were
@@ -62,7 +75,7 @@ export type EventHandler<DB> = (event: ConsumedEvent, trx: Transaction<DB>) => P
  * with one event at a time, each in a transaction of its own, so it may see an event again that
  * it saw in the rolled-back batch.
  */
-export type BatchEventHandler<DB> = (events: ConsumedEvent[], trx: Transaction<DB>) => Promise<void>;
+export type BatchEventHandler<DB> = (events: ConsumedEvent[], trx: Transaction<DB>, tx: TransactionHooks) => Promise<void>;
 
 /** Exactly one of the two. */
 export type ConsumerHandlerOptions<DB> = { handler: EventHandler<DB>; batchHandler?: never } | { batchHandler: BatchEventHandler<DB>; handler?: never };
@@ -154,10 +167,33 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
   const single = opts.handler;
   const batched = opts.batchHandler;
   /** The fresh events of one transaction, in stream order, to whichever handler was given. */
-  const handle = async (events: ConsumedEvent[], trx: Transaction<DB>): Promise<void> => {
+  const handle = async (events: ConsumedEvent[], trx: Transaction<DB>, tx: TransactionHooks): Promise<void> => {
     if (events.length === 0) return;
-    if (batched) return batched(events, trx);
-    for (const event of events) await single!(event, trx);
+    if (batched) return batched(events, trx, tx);
+    for (const event of events) await single!(event, trx, tx);
+  };
+  /** Runs `work` in a transaction, then the hooks the handlers registered for how it ended. */
+  const inTransaction = async <T>(work: (trx: Transaction<DB>, tx: TransactionHooks) => Promise<T>): Promise<T> => {
+    const committed: Array<() => void> = [];
+    const rolledBack: Array<() => void> = [];
+    const run = (fns: Array<() => void>) => {
+      for (const fn of fns) {
+        try {
+          fn();
+        } catch (err) {
+          log.error({ err: errorMessage(err) }, 'a transaction hook failed');
+        }
+      }
+    };
+    let result: T;
+    try {
+      result = await opts.db.transaction().execute((trx) => work(trx, { afterCommit: (fn) => committed.push(fn), afterRollback: (fn) => rolledBack.push(fn) }));
+    } catch (err) {
+      run(rolledBack);
+      throw err;
+    }
+    run(committed);
+    return result;
   };
 
   const processed = counter(registry, 'consumer_processed_total', 'Events handled, by consumer and outcome (success, duplicate, skipped, failure, dead).', ['consumer', 'outcome']);
@@ -203,12 +239,12 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     const started = process.hrtime.bigint();
     const alive = keepAlive([m]);
     try {
-      const fresh = await opts.db.transaction().execute(async (trx) => {
+      const fresh = await inTransaction(async (trx, tx) => {
         const inserted = await sql`
           insert into inbox (consumer, event_id) values (${opts.durable}, ${event.id})
           on conflict do nothing returning event_id`.execute(trx);
         if (inserted.rows.length === 0) return false;
-        await handle([event], trx);
+        await handle([event], trx, tx);
         return true;
       });
       m.ack();
@@ -255,7 +291,7 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     const alive = keepAlive(msgs);
     let fresh: boolean[];
     try {
-      fresh = await opts.db.transaction().execute(async (trx) => {
+      fresh = await inTransaction(async (trx, tx) => {
         const inserted = await sql<{ event_id: string }>`
           insert into inbox (consumer, event_id)
           select ${opts.durable}, id from unnest(${events.map((e) => e.id)}::text[]) as id
@@ -264,7 +300,7 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
         // at most once: its first occurrence, in stream order.
         const isNew = new Set(inserted.rows.map((r) => r.event_id));
         const out = events.map((event) => isNew.delete(event.id));
-        await handle(events.filter((_, i) => out[i]), trx);
+        await handle(events.filter((_, i) => out[i]), trx, tx);
         return out;
       });
     } catch (err) {

@@ -12,6 +12,6 @@ export {
   type OutboxRelay,
   type OutboxRelayOptions,
 } from './outbox.ts';
-export { inboxMigration, startConsumer, type ConsumedEvent, type EventHandler, type BatchEventHandler, type ConsumerOptions, type RunningConsumer } from './consumer.ts';
+export { inboxMigration, startConsumer, type ConsumedEvent, type EventHandler, type BatchEventHandler, type TransactionHooks, type ConsumerOptions, type RunningConsumer } from './consumer.ts';
 export { eventsConfigShape, eventStreamOptions, DUPLICATE_WINDOW_MS, type EventsConfig } from './events-config.ts';
 export { Sleeper } from './sleeper.ts';

@@ -222,6 +222,38 @@ describe('consumer', () => {
     expect(await metric(registry, 'consumer_batch_fallbacks_total', { consumer: 'poison' })).toBeGreaterThanOrEqual(1);
   });
 
+  it('runs afterCommit hooks once the effects are committed, and afterRollback hooks when they are not', async () => {
+    const ids = await publishAll('hooks', 4);
+    const poison = ids[1]!;
+    const committed: string[] = [];
+    const rolledBack: string[] = [];
+    const visibleAtCommit: boolean[] = [];
+    await consumer(
+      'hooks',
+      async (event, trx, tx) => {
+        await trx.insertInto('effects').values({ event_id: event.id, consumer: 'hooks', replica: String(event.deliveryCount) }).execute();
+        tx.afterRollback(() => rolledBack.push(`${event.id}:${event.deliveryCount}`));
+        tx.afterCommit(() => {
+          committed.push(event.id);
+          // Committed: another connection already sees the effect (checked below).
+          void sql<{ n: number }>`select count(*)::int as n from effects where event_id = ${event.id}`
+            .execute(h.database.db)
+            .then((r) => visibleAtCommit.push(r.rows[0]!.n === 1));
+        });
+        if (event.id === poison && event.deliveryCount === 1) throw new Error('poison');
+      },
+      { concurrency: 1 },
+    );
+    await eventually(async () => expect((await effects('hooks')).length).toBe(4));
+    await eventually(() => expect(visibleAtCommit).toHaveLength(4));
+    expect(new Set(committed)).toEqual(new Set(ids));
+    expect(committed).toHaveLength(4);
+    expect(visibleAtCommit.every(Boolean)).toBe(true);
+    // The poison event's own failed transaction rolled back, and so did the batch it was in (if any).
+    expect(rolledBack).toContain(`${poison}:1`);
+    expect(rolledBack.every((r) => r.endsWith(':1'))).toBe(true);
+  });
+
   it('calls a batchHandler once per batch with its fresh events in stream order, duplicates left out', async () => {
     const registry = new Registry();
     const ids = await publishAll('bhfresh', 6);

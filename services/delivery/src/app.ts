@@ -18,7 +18,7 @@ import { Breakers } from './worker/breakers.ts';
 import { startListener } from './worker/listener.ts';
 import { deliveryMetrics } from './worker/metrics.ts';
 import { startOutcomeReporter, type OutcomeReporter } from './worker/outcome-reporter.ts';
-import { startScheduler, type Scheduler } from './worker/scheduler.ts';
+import { schedulerLeaseMs, startScheduler, type Scheduler } from './worker/scheduler.ts';
 
 export interface StartOptions {
   config: DeliveryConfig;
@@ -132,7 +132,8 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
       pollIntervalMs: config.DELIVERY_POLL_INTERVAL_MS,
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
       ...(opts.resolveHost ? { resolve: opts.resolveHost } : {}),
-      onFinal: () => outcomes.wake(),
+      reportOutcomes: (finals) => outcomes.report(finals),
+      onUnreported: () => outcomes.wake(),
     });
     scheduler = work;
     listener = startListener(database.pool, deliveryChannel(database.schema), () => work.wake(), logger.child({ component: 'scheduler' }));
@@ -150,7 +151,14 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
       registry,
       concurrency: 4,
       wants: fanoutWants({ subjectPrefix: config.EVENTS_SUBJECT_PREFIX, endpoints }),
-      handler: fanoutHandler({ subjectPrefix: config.EVENTS_SUBJECT_PREFIX, schema: database.schema, endpoints, logger }),
+      handler: fanoutHandler({
+        subjectPrefix: config.EVENTS_SUBJECT_PREFIX,
+        schema: database.schema,
+        endpoints,
+        handoff: work,
+        leaseMs: schedulerLeaseMs(config.DELIVERY_ATTEMPT_TIMEOUT_MS),
+        logger,
+      }),
     });
 
     const { app, markDraining } = createApp(

@@ -193,6 +193,36 @@ describe('endpoint cache and batched outcomes', () => {
   });
 });
 
+describe('outcome reports', () => {
+  /** The endpoint's deliveries: inline = marked reported by the very statement that finished it (one transaction, one now()). */
+  const rowsOf = (endpointId: string) =>
+    queryRows<{ status: string; reported: boolean; inline: boolean }>(
+      `select status, outcome_reported_at is not null as reported, outcome_reported_at = finished_at as inline from "${iso.schema}".deliveries where endpoint_id = $1 order by created_at`,
+      [endpointId],
+    );
+
+  it('reports an outcome as the attempt is recorded, and later when the webhook service refused it then', async () => {
+    const org = randomUUID();
+    const r = await receiver();
+    const endpoint = stub.add(org, r.url);
+    await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(async () => expect(await rowsOf(endpoint.id)).toEqual([{ status: 'delivered', reported: true, inline: true }]));
+    expect(stub.outcomes.filter((o) => o.endpointId === endpoint.id)).toEqual([{ endpointId: endpoint.id, delivered: true }]);
+
+    stub.failOutcomeCalls = 1;
+    await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(() => expect(r.requests).toHaveLength(2));
+    await eventually(() => expect(stub.outcomes.filter((o) => o.endpointId === endpoint.id)).toHaveLength(2), { timeoutMs: 10_000 });
+    expect(stub.failOutcomeCalls).toBe(0);
+    await eventually(async () =>
+      expect(await rowsOf(endpoint.id)).toEqual([
+        { status: 'delivered', reported: true, inline: true },
+        { status: 'delivered', reported: true, inline: false },
+      ]),
+    );
+  });
+});
+
 describe('retries', () => {
   it('retries on the schedule with a new X-Service-Delivery and the same envelope id, then reports once', async () => {
     const org = randomUUID();

@@ -101,6 +101,8 @@ export interface WebhookStub {
   add(orgId: string, url: string, events?: string[]): StubEndpoint;
   /** While true, every call answers 503. */
   down: boolean;
+  /** This many of the next batched outcome calls answer 503. */
+  failOutcomeCalls: number;
   /** Calls of the endpoint list, and of the outcome paths (single and batched). */
   calls: { list: number; outcome: number; outcomes: number };
   /** The organisation of every endpoint-list call, in order. */
@@ -116,6 +118,7 @@ export async function startWebhookStub(): Promise<WebhookStub> {
     endpoints: new Map(),
     outcomes: [],
     down: false,
+    failOutcomeCalls: 0,
     calls: { list: 0, outcome: 0, outcomes: 0 },
     listed: [],
     add(orgId, url, events = []) {
@@ -165,6 +168,10 @@ export async function startWebhookStub(): Promise<WebhookStub> {
       }
       if (req.method === 'POST' && url.pathname === '/internal/v1/delivery-outcomes') {
         stub.calls.outcomes += 1;
+        if (stub.failOutcomeCalls > 0) {
+          stub.failOutcomeCalls -= 1;
+          return json(res, 503, { status: 503 });
+        }
         const { outcomes } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { outcomes: Array<{ webhookId: string; delivered: boolean }> };
         return json(res, 200, { results: outcomes.map((o) => ({ webhookId: o.webhookId, state: apply(o.webhookId, o.delivered) })) });
       }

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { ConsumedEvent, EventHandler } from '@preflight/bus';
-import { sql } from '@preflight/db';
 import { decodeEvent, envelopesFor, kindOfSubject, kindOfType } from '@preflight/events';
 import type { Logger } from '@preflight/log';
 import type { EndpointDirectory } from '../clients/endpoint-directory.ts';
+import { newDeliveryId } from '../domain/ids.ts';
+import { insertDeliveries, type ClaimedDelivery } from '../storage/deliveries.ts';
 import type { DeliveryDatabase } from '../storage/schema.ts';
 
 /** The durable consumer of every domain event; also labels its inbox rows and metrics. */
@@ -13,17 +13,46 @@ export const FANOUT_CONSUMER = 'delivery-fanout';
 export const deliveryChannel = (schema: string): string => `${schema}_delivery`;
 
 /**
+ * Where fanned-out deliveries go in this replica: `reserve` takes slots of the local scheduler
+ * for some of the endpoints (none while it is full or stopping), `accept` hands it the rows
+ * inserted under the reservation once they are committed, `release` gives the slots back
+ * when the transaction rolled back.
+ */
+export interface Handoff {
+  reserve(endpointIds: readonly string[]): Reservation;
+}
+
+export interface Reservation {
+  /** The lease token the reserved rows are inserted under. */
+  token: string;
+  /** The endpoints granted a slot (each at most once per reservation). */
+  granted: ReadonlySet<string>;
+  accept(rows: ClaimedDelivery[]): void;
+  release(): void;
+}
+
+/**
  * For each domain event: its public envelopes (`routeOf`), the organisation's enabled endpoints that
  * receive each one (the webhook service's internal API, through the endpoint cache: an event
- * of an organisation without endpoints costs no call within the TTL), and one pending `deliveries` row per
- * (event, endpoint) holding the body bytes to send. Runs in the consumer's transaction, after
- * its inbox row: a redelivered event fans out nothing twice, and a failure (the webhook
- * service unreachable, say) rolls everything back for a later redelivery. Secrets are not
- * stored: each attempt looks the endpoint up again.
+ * of an organisation without endpoints costs no call within the TTL), the envelope's body
+ * bytes stored once and one pending `deliveries` row per (event, endpoint). Rows the local
+ * scheduler has room for are inserted leased to it and handed over at commit, so a new
+ * delivery costs no claim; the rest are due at once for whichever replica claims them. Runs
+ * in the consumer's transaction, after its inbox row: a redelivered event fans out nothing
+ * twice, and a failure (the webhook service unreachable, say) rolls everything back for a
+ * later redelivery. Secrets are not stored: each attempt looks the endpoint up again.
  */
-export function fanoutHandler(opts: { subjectPrefix: string; schema: string; endpoints: Pick<EndpointDirectory, 'endpointsFor'>; logger: Logger }): EventHandler<DeliveryDatabase> {
+export function fanoutHandler(opts: {
+  subjectPrefix: string;
+  schema: string;
+  endpoints: Pick<EndpointDirectory, 'endpointsFor'>;
+  handoff: Handoff;
+  leaseMs: number;
+  logger: Logger;
+}): EventHandler<DeliveryDatabase> {
   const log = opts.logger.child({ component: 'fanout' });
-  return async (consumed, trx) => {
+  const channel = deliveryChannel(opts.schema);
+  return async (consumed, trx, tx) => {
     const route = routeOf(consumed, opts.subjectPrefix);
     if (route.kind === 'unknown') {
       // A kind this build does not know (a newer producer): nothing it could map publicly.
@@ -41,32 +70,19 @@ export function fanoutHandler(opts: { subjectPrefix: string; schema: string; end
       const endpoints = await opts.endpoints.endpointsFor(orgId, envelope.eventType);
       if (endpoints.length === 0) continue;
       const body = JSON.stringify(envelope);
-      const result = await trx
-        .with('inserted', (db) =>
-          db
-            .insertInto('deliveries')
-            .values(
-              endpoints.map((e) => ({
-                id: randomUUID(),
-                event_id: consumed.id,
-                event_type: envelope.eventType,
-                endpoint_id: e.id,
-                org_id: orgId,
-                url: e.url,
-                envelope: body,
-              })),
-            )
-            .onConflict((c) => c.columns(['event_id', 'endpoint_id', 'event_type']).doNothing())
-            .returning('id'),
-        )
-        .selectNoFrom([
-          sql<number>`(select count(*) from inserted)::integer`.as('inserted'),
-          // In the same statement (one round trip less per event); delivered at commit, never
-          // for a rolled-back transaction, and only when a row was new (a redelivery wakes nobody).
-          sql<unknown>`(select pg_notify(${deliveryChannel(opts.schema)}, '') where exists (select 1 from inserted))`.as('notified'),
-        ])
-        .executeTakeFirstOrThrow();
-      inserted += result.inserted;
+      const reservation = opts.handoff.reserve(endpoints.map((e) => e.id));
+      // Registered before the insert, so a statement that fails gives the slots back too.
+      tx.afterRollback(() => reservation.release());
+      const rows = endpoints.map((e) => ({ id: newDeliveryId(), endpointId: e.id, url: e.url, leased: reservation.granted.has(e.id) }));
+      await insertDeliveries(trx, { eventId: consumed.id, eventType: envelope.eventType, orgId, body, rows, leaseMs: opts.leaseMs, token: reservation.token, channel });
+      tx.afterCommit(() =>
+        reservation.accept(
+          rows
+            .filter((r) => r.leased)
+            .map((r) => ({ id: r.id, event_id: consumed.id, event_type: envelope.eventType, endpoint_id: r.endpointId, org_id: orgId, url: r.url, body, attempt_count: 0 })),
+        ),
+      );
+      inserted += rows.length;
     }
     if (inserted > 0) log.debug({ eventId: consumed.id, deliveries: inserted }, 'event fanned out');
   };

@@ -8,7 +8,8 @@ export interface ClaimedDelivery {
   endpoint_id: string;
   org_id: string;
   url: string;
-  envelope: string;
+  /** The exact body bytes to send (its event's envelope, `delivery_envelopes`). */
+  body: string;
   attempt_count: number;
 }
 
@@ -49,11 +50,54 @@ export async function claimDue(
     set next_attempt_at = ${leaseEnd(opts.leaseMs)}, leased_until = ${leaseEnd(opts.leaseMs)}, lease_token = ${opts.token}::uuid
     from kept
     where d.id = kept.id
-    returning d.id, d.event_id, d.event_type, d.endpoint_id, d.org_id, d.url, d.envelope, d.attempt_count, (select count(*) from candidates)::integer as fetched`.execute(db);
+    returning d.id, d.event_id, d.event_type, d.endpoint_id, d.org_id, d.url, d.attempt_count,
+      (select e.body from delivery_envelopes e where e.event_id = d.event_id and e.event_type = d.event_type) as body,
+      (select count(*) from candidates)::integer as fetched`.execute(db);
   return {
     rows: result.rows.map(({ fetched: _fetched, ...row }) => row),
     fetched: result.rows[0]?.fetched ?? 0,
   };
+}
+
+export interface NewDeliveries {
+  eventId: string;
+  eventType: string;
+  orgId: string;
+  /** The envelope's exact body bytes (UTF-8 JSON text). */
+  body: string;
+  /** One per endpoint; `leased` rows are taken by this replica (`token`) as they are inserted. */
+  rows: ReadonlyArray<{ id: string; endpointId: string; url: string; leased: boolean }>;
+  leaseMs: number;
+  token: string;
+  /** NOTIFYed (at commit) when some row is not leased, so a scheduler claims it. */
+  channel: string;
+}
+
+/**
+ * Stores an event's envelope (once) and its deliveries, in one statement. A leased row is
+ * inserted as a claim would leave it (due at the end of the lease, `lease_token`), so the
+ * replica that fanned it out hands it to its own scheduler after the commit with no claim
+ * statement and no second row version; should that replica die first, the lease expires and
+ * any replica claims it. Rows there was no room for are due at once, for the claim loop.
+ */
+export async function insertDeliveries(db: Kysely<DeliveryDatabase>, d: NewDeliveries): Promise<void> {
+  if (d.rows.length === 0) return;
+  await sql`
+    with envelope as (
+      insert into delivery_envelopes (event_id, event_type, body) values (${d.eventId}, ${d.eventType}, ${d.body})
+      on conflict do nothing
+    ),
+    inserted as (
+      insert into deliveries (id, event_id, event_type, endpoint_id, org_id, url, next_attempt_at, leased_until, lease_token)
+      select r.id, ${d.eventId}, ${d.eventType}, r.endpoint_id, ${d.orgId}::uuid, r.url,
+        case when r.leased then ${leaseEnd(d.leaseMs)} else now() end,
+        case when r.leased then ${leaseEnd(d.leaseMs)} end,
+        case when r.leased then ${d.token}::uuid end
+      from unnest(${d.rows.map((r) => r.id)}::uuid[], ${d.rows.map((r) => r.endpointId)}::uuid[], ${d.rows.map((r) => r.url)}::text[], ${d.rows.map((r) => r.leased)}::boolean[])
+        as r (id, endpoint_id, url, leased)
+      returning lease_token
+    )
+    select pg_notify(${d.channel}, '') from (select 1) one where exists (select 1 from inserted where lease_token is null)`.execute(db);
 }
 
 /**
@@ -112,8 +156,12 @@ export interface AttemptRecord {
 export interface AttemptCompletion {
   /** The lease the attempt was made under. */
   token: string;
+  /** The delivery's organisation (its outcome report names it). */
+  orgId: string;
   attempt: AttemptRecord;
   next: { status: DeliveryStatus; retryInMs?: number };
+  /** A final outcome already reported to the webhook service (not left to the outcome reporter). */
+  reported?: boolean;
 }
 
 /**
@@ -132,7 +180,9 @@ export async function recordAttempts(db: Kysely<DeliveryDatabase>, completions: 
     ),
   );
   const moves = sql.join(
-    completions.map((c) => sql`(${c.attempt.deliveryId}::uuid, ${c.token}::uuid, ${c.next.status}::text, ${c.attempt.attempt}::integer, ${c.next.retryInMs ?? 0}::integer)`),
+    completions.map(
+      (c) => sql`(${c.attempt.deliveryId}::uuid, ${c.token}::uuid, ${c.next.status}::text, ${c.attempt.attempt}::integer, ${c.next.retryInMs ?? 0}::integer, ${c.reported === true}::boolean)`,
+    ),
   );
   // One statement (a data-modifying CTE), so one round trip and one commit for the batch; the
   // insert and the update still stand or fall together. `now()` is the database's clock, like
@@ -148,8 +198,9 @@ export async function recordAttempts(db: Kysely<DeliveryDatabase>, completions: 
         next_attempt_at = now() + v.retry_ms * interval '1 millisecond',
         leased_until = null,
         lease_token = null,
-        finished_at = case when v.status = 'pending' then d.finished_at else now() end
-    from (values ${moves}) as v (id, token, status, attempt, retry_ms)
+        finished_at = case when v.status = 'pending' then d.finished_at else now() end,
+        outcome_reported_at = case when v.reported then now() else d.outcome_reported_at end
+    from (values ${moves}) as v (id, token, status, attempt, retry_ms, reported)
     where d.id = v.id and d.lease_token = v.token
     returning d.id, v.token as lease_token`.execute(db);
   const held = new Set(updated.rows.map((r) => `${r.id} ${r.lease_token}`));

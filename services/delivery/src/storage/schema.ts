@@ -14,7 +14,6 @@ export interface DeliveriesTable {
   endpoint_id: string;
   org_id: string;
   url: string;
-  envelope: string;
   status: ColumnType<DeliveryStatus, DeliveryStatus | undefined, DeliveryStatus>;
   attempt_count: ColumnType<number, number | undefined, number>;
   next_attempt_at: Timestamp;
@@ -23,6 +22,14 @@ export interface DeliveriesTable {
   created_at: Timestamp;
   finished_at: NullableTimestamp;
   outcome_reported_at: NullableTimestamp;
+}
+
+/** One public envelope of an event (its exact body bytes), shared by every delivery of it. */
+export interface DeliveryEnvelopesTable {
+  event_id: string;
+  event_type: string;
+  body: string;
+  created_at: Timestamp;
 }
 
 export interface DeliveryAttemptsTable {
@@ -42,5 +49,6 @@ export interface DeliveryAttemptsTable {
 
 export interface DeliveryDatabase {
   deliveries: DeliveriesTable;
+  delivery_envelopes: DeliveryEnvelopesTable;
   delivery_attempts: DeliveryAttemptsTable;
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from '@preflight/db';
 import type { Logger } from '@preflight/log';
 import { OUTCOMES_PER_CALL, type WebhookClient } from '../clients/webhook-client.ts';
-import { reportOutcomes } from '../storage/deliveries.ts';
+import { reportOutcomes, type UnreportedOutcome } from '../storage/deliveries.ts';
 import type { DeliveryDatabase } from '../storage/schema.ts';
 import type { DeliveryMetrics } from './metrics.ts';
 import { Sleeper } from '@preflight/bus';
@@ -10,13 +10,20 @@ import { Sleeper } from '@preflight/bus';
 export const AUTO_DISABLE_AFTER = 5;
 
 export interface OutcomeReporter {
+  /**
+   * Reports outcomes with one call (at most OUTCOMES_PER_CALL, in order) and acts on the
+   * answers (metrics, logs, `onDisabled`); throws when the webhook service did not answer.
+   */
+  report(rows: UnreportedOutcome[]): Promise<void>;
   wake(): void;
   stop(): Promise<void>;
 }
 
 /**
  * Reports final deliveries' outcomes (delivered or failed, never cancelled) to the webhook
- * service once, oldest first, in batches: up to OUTCOMES_PER_CALL rows are locked, reported
+ * service. The scheduler reports most of them itself, as it records them (`report`); this
+ * loop reports those left unreported (the webhook service did not answer then, or a previous
+ * version of the service left them), oldest first, in batches: up to OUTCOMES_PER_CALL rows are locked, reported
  * with one call (applied in order there, so a streak of failures counts as if reported one by
  * one) and marked in the same transaction, so replicas do not report one twice. Whatever
  * finished while a batch was out goes in the next one. An unreachable webhook service is
@@ -36,26 +43,28 @@ export function startOutcomeReporter(opts: {
   let stopping = false;
   let failures = 0;
 
+  async function report(rows: UnreportedOutcome[]): Promise<void> {
+    const states = await opts.webhooks.reportOutcomes(rows.map((r) => ({ endpointId: r.endpoint_id, delivered: r.status === 'delivered' })));
+    rows.forEach((row, i) => {
+      const state = states[i];
+      const delivered = row.status === 'delivered';
+      if (!state) {
+        log.info({ deliveryId: row.id, endpointId: row.endpoint_id }, 'endpoint deleted before its delivery outcome was reported');
+        return;
+      }
+      if (!state.isEnabled) opts.onDisabled?.(row.org_id, row.endpoint_id);
+      if (!delivered && !state.isEnabled && state.consecutiveFailures === AUTO_DISABLE_AFTER) {
+        opts.metrics.autoDisabled.inc();
+        log.warn({ endpointId: row.endpoint_id, consecutiveFailures: state.consecutiveFailures }, 'endpoint disabled after consecutive failed deliveries');
+      }
+    });
+  }
+
   const loop = (async () => {
     while (!stopping) {
       try {
         while (!stopping) {
-          const reported = await reportOutcomes(opts.db, OUTCOMES_PER_CALL, async (rows) => {
-            const states = await opts.webhooks.reportOutcomes(rows.map((r) => ({ endpointId: r.endpoint_id, delivered: r.status === 'delivered' })));
-            rows.forEach((row, i) => {
-              const state = states[i];
-              const delivered = row.status === 'delivered';
-              if (!state) {
-                log.info({ deliveryId: row.id, endpointId: row.endpoint_id }, 'endpoint deleted before its delivery outcome was reported');
-                return;
-              }
-              if (!state.isEnabled) opts.onDisabled?.(row.org_id, row.endpoint_id);
-              if (!delivered && !state.isEnabled && state.consecutiveFailures === AUTO_DISABLE_AFTER) {
-                opts.metrics.autoDisabled.inc();
-                log.warn({ endpointId: row.endpoint_id, consecutiveFailures: state.consecutiveFailures }, 'endpoint disabled after consecutive failed deliveries');
-              }
-            });
-          });
+          const reported = await reportOutcomes(opts.db, OUTCOMES_PER_CALL, report);
           if (reported === 0) break;
           failures = 0;
         }
@@ -68,6 +77,7 @@ export function startOutcomeReporter(opts: {
   })();
 
   return {
+    report,
     wake: () => sleeper.wake(),
     async stop() {
       stopping = true;

@@ -7,7 +7,9 @@ import { resolveTarget, type Resolver } from '../attempt/target.ts';
 import type { EndpointDirectory } from '../clients/endpoint-directory.ts';
 import { nextStep } from '../domain/schedule.ts';
 import { deliveryHeaders } from '../domain/signatures.ts';
-import { claimDue, deferDue, msUntilNextDue, recordAttempts, releaseLease, type AttemptCompletion, type ClaimedDelivery } from '../storage/deliveries.ts';
+import { newAttemptId } from '../domain/ids.ts';
+import type { Handoff, Reservation } from '../fanout/fanout.ts';
+import { claimDue, deferDue, msUntilNextDue, recordAttempts, releaseLease, type AttemptCompletion, type ClaimedDelivery, type UnreportedOutcome } from '../storage/deliveries.ts';
 import type { AttemptOutcome, DeliveryDatabase } from '../storage/schema.ts';
 import { BreakerOpen, UnhealthyResult, type Breakers } from './breakers.ts';
 import type { DeliveryMetrics } from './metrics.ts';
@@ -28,11 +30,16 @@ export interface SchedulerOptions {
   pollIntervalMs: number;
   allowPrivate: boolean;
   resolve?: Resolver;
-  /** Called when a delivery became final (delivered or failed): its outcome is to be reported. */
-  onFinal: () => void;
+  /**
+   * Reports final outcomes (delivered or failed) to the webhook service before their attempts
+   * are recorded, so they are recorded as reported; a throw leaves them to the outcome reporter.
+   */
+  reportOutcomes: (finals: UnreportedOutcome[]) => Promise<void>;
+  /** Called when a delivery became final but its outcome is still to be reported. */
+  onUnreported: () => void;
 }
 
-export interface Scheduler {
+export interface Scheduler extends Handoff {
   /** New deliveries may be due (NOTIFY). */
   wake(): void;
   /** Stops claiming and waits for the attempts in flight to finish and be recorded. */
@@ -75,16 +82,43 @@ const STALL_MS = 1_000;
  * until then, so nobody else takes it); the overall bound (`workers`) counts attempts until
  * they are recorded, which bounds the records waiting to be written.
  */
+/**
+ * How long a claim (or the fan-out's insert) leases a delivery: the wait in `ready` (until a
+ * slot of its endpoint frees: at most one attempt's deadline) plus the attempt itself, with
+ * room for the endpoint lookup and the record.
+ */
+export const schedulerLeaseMs = (attemptTimeoutMs: number): number => 2 * attemptTimeoutMs + 30_000;
+
 export function startScheduler(opts: SchedulerOptions): Scheduler {
   const log = opts.logger.child({ component: 'scheduler' });
-  // A lease outlives the wait in `ready` (until a slot of its endpoint frees: at most one
-  // attempt's deadline) plus the attempt itself, with room for the endpoint lookup and the record.
-  const leaseMs = 2 * opts.attemptTimeoutMs + 30_000;
+  const leaseMs = schedulerLeaseMs(opts.attemptTimeoutMs);
   const agents = new PinnedAgents(opts.attemptTimeoutMs);
   const sleeper = new Sleeper();
   const perEndpoint = new Map<string, number>();
   const running = new Set<Promise<void>>();
-  const recorder = new Batcher<AttemptCompletion, boolean>((items) => recordAttempts(opts.db, items), RECORD_BATCH);
+  const recorder = new Batcher<AttemptCompletion, boolean>(async (items) => recordAttempts(opts.db, await reportedFirst(items)), RECORD_BATCH);
+
+  /**
+   * The batch's final outcomes are reported before the batch is recorded, and recorded as
+   * reported: the outcome mark costs no row version of its own and no reporter round. Should
+   * the report fail, they are recorded unreported and the outcome reporter retries them. A crash
+   * between the two leaves the attempts unrecorded: the deliveries are tried again when their
+   * leases expire and their outcomes reported again (at least once, as the reporter does).
+   */
+  async function reportedFirst(items: AttemptCompletion[]): Promise<AttemptCompletion[]> {
+    const finals = items.filter((c) => c.next.status === 'delivered' || c.next.status === 'failed');
+    if (finals.length === 0) return items;
+    try {
+      await opts.reportOutcomes(
+        finals.map((c) => ({ id: c.attempt.deliveryId, endpoint_id: c.attempt.endpointId, org_id: c.orgId, event_type: c.attempt.eventType, status: c.next.status })),
+      );
+    } catch (err) {
+      log.warn({ outcomes: finals.length, err: (err as Error).message }, 'reporting delivery outcomes failed; the outcome reporter will retry them');
+      opts.onUnreported();
+      return items;
+    }
+    return items.map((c) => (c.next.status === 'delivered' || c.next.status === 'failed' ? { ...c, reported: true } : c));
+  }
   let stopping = false;
 
   // Claimed (leased) rows waiting for a slot of their endpoint: up to one more round of its
@@ -92,6 +126,9 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   // claim's round trips (which capped each endpoint at about 4 attempts per claim cycle).
   const ready = new Map<string, Array<{ row: ClaimedDelivery; token: string }>>();
   let queued = 0;
+  /** Slots the fan-out reserved for rows it is inserting leased to this replica (see `reserve`). */
+  const reserved = new Map<string, number>();
+  let reservedTotal = 0;
   const deferredAt = new Map<string, number>();
   /** When a request of the endpoint last ended (or its first one started): stalled endpoints (`STALL_MS`) are told by it. */
   const progressAt = new Map<string, number>();
@@ -99,8 +136,64 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
 
   const busy = (endpointId: string) => perEndpoint.get(endpointId) ?? 0;
   const capacity = (endpointId: string) => opts.breakers.capacity(endpointId, opts.maxPerEndpoint);
-  const held = (endpointId: string) => busy(endpointId) + (ready.get(endpointId)?.length ?? 0);
-  const saturated = () => [...new Set([...perEndpoint.keys(), ...ready.keys()])].filter((id) => held(id) >= 2 * capacity(id));
+  const held = (endpointId: string) => busy(endpointId) + (ready.get(endpointId)?.length ?? 0) + (reserved.get(endpointId) ?? 0);
+  const known = () => new Set([...perEndpoint.keys(), ...ready.keys(), ...reserved.keys()]);
+  const saturated = () => [...known()].filter((id) => held(id) >= 2 * capacity(id));
+  /** Attempts running (until recorded), waiting in `ready` and reserved: at most twice the overall bound. */
+  const free = () => 2 * opts.workers - running.size - queued - reservedTotal;
+
+  function enqueue(row: ClaimedDelivery, token: string): void {
+    const waiting = ready.get(row.endpoint_id);
+    if (waiting) waiting.push({ row, token });
+    else ready.set(row.endpoint_id, [{ row, token }]);
+    queued += 1;
+  }
+
+  /**
+   * The fan-out's side: a slot for each endpoint that has room by the same bounds as a claim
+   * (twice its capacity, twice `workers` in all) and whose breaker lets attempts through. Held
+   * until the rows are accepted (committed: they wait in `ready` like claimed rows) or released.
+   */
+  function reserve(endpointIds: readonly string[]): Reservation {
+    const token = randomUUID();
+    const granted = new Set<string>();
+    for (const id of endpointIds) {
+      if (stopping || free() <= 0) break;
+      if (granted.has(id) || held(id) >= 2 * capacity(id) || opts.breakers.blockedUntil(id)) continue;
+      granted.add(id);
+      reserved.set(id, (reserved.get(id) ?? 0) + 1);
+      reservedTotal += 1;
+    }
+    let settled = false;
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      for (const id of granted) {
+        const n = (reserved.get(id) ?? 0) - 1;
+        if (n > 0) reserved.set(id, n);
+        else reserved.delete(id);
+        reservedTotal -= 1;
+      }
+      return true;
+    };
+    return {
+      token,
+      granted,
+      accept(rows) {
+        if (!settle()) return;
+        if (stopping) {
+          // Too late to start them here: due again at once, for another replica (or this one's next start).
+          for (const row of rows) void releaseLease(opts.db, row.id, token, new Date()).catch((err: unknown) => log.warn({ deliveryId: row.id, err: (err as Error).message }, 'could not give a new delivery back; its lease will expire'));
+          return;
+        }
+        for (const row of rows) enqueue(row, token);
+        pump();
+      },
+      release() {
+        if (settle() && roomless) sleeper.wake();
+      },
+    };
+  }
   /** How long each endpoint among `ids` has been stalled, for those that are. */
   const stalled = (ids: string[], now: number) =>
     ids.flatMap((id) => {
@@ -162,7 +255,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       return;
     }
     const number = row.attempt_count + 1;
-    const attemptId = randomUUID();
+    const attemptId = newAttemptId();
     const attemptedAt = new Date();
     if (!endpoint) {
       await finish(row, token, {
@@ -193,7 +286,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
         result = { statusCode: null, responseBody: null, error: target.reason, delivered: false, unhealthy: false };
         outcome = target.refused ? 'refused' : 'failed';
       } else {
-        const body = Buffer.from(row.envelope, 'utf8');
+        const body = Buffer.from(row.body, 'utf8');
         const headers = deliveryHeaders({ secret: endpoint.secret, eventType: row.event_type, envelopeId: row.event_id, attemptId, body });
         result = await opts.breakers.fire(row.endpoint_id, async () => {
           const r = await post(url, target, body, headers, { signal: controller.signal, timeoutMs: opts.attemptTimeoutMs, agents });
@@ -233,6 +326,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
         : { status: step.kind };
     const held = await recorder.add({
       token,
+      orgId: row.org_id,
       attempt: {
         attemptId: a.attemptId,
         deliveryId: row.id,
@@ -264,7 +358,6 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     else {
       opts.metrics.deliveries.inc({ event_type: row.event_type, outcome: step.kind });
       log.info({ ...fields, error: a.result.error, final: step.kind }, 'delivery final');
-      if (step.kind !== 'cancelled') opts.onFinal();
     }
   }
 
@@ -273,10 +366,9 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       let waitMs = opts.pollIntervalMs;
       let more = false;
       try {
-        // Attempts running (until recorded) plus those waiting: at most twice the overall bound.
-        const free = 2 * opts.workers - running.size - queued;
-        roomless = free <= 0;
-        if (free > 0) {
+        const room = free();
+        roomless = room <= 0;
+        if (room > 0) {
           // An open breaker's endpoint is left out of the claim; its due rows are moved to the
           // moment it half-opens (no attempt used), so they neither look due meanwhile nor
           // count as late.
@@ -299,30 +391,25 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
           }
           for (const id of deferredAt.keys()) if (!deferrals.some((d) => d.endpointId === id)) deferredAt.delete(id);
           const exclude = [...full, ...blocked.map((b) => b.endpointId)];
-          const room = new Map<string, number>();
-          for (const id of new Set([...perEndpoint.keys(), ...ready.keys(), ...notClosed.map((b) => b.endpointId)])) {
-            room.set(id, Math.max(0, 2 * capacity(id) - held(id)));
+          const roomOf = new Map<string, number>();
+          for (const id of new Set([...known(), ...notClosed.map((b) => b.endpointId)])) {
+            roomOf.set(id, Math.max(0, 2 * capacity(id) - held(id)));
           }
           const token = randomUUID();
           const { rows: claimed, fetched } = await claimDue(opts.db, {
-            limit: free,
+            limit: room,
             excludeEndpoints: exclude,
-            room,
+            room: roomOf,
             defaultRoom: 2 * opts.maxPerEndpoint,
             leaseMs,
             token,
           });
-          for (const row of claimed) {
-            const waiting = ready.get(row.endpoint_id);
-            if (waiting) waiting.push({ row, token });
-            else ready.set(row.endpoint_id, [{ row, token }]);
-            queued += 1;
-          }
+          for (const row of claimed) enqueue(row, token);
           pump();
           // A full page may have hidden due rows behind rows of endpoints that just reached
           // their bound; those endpoints are left out of the next claim, so looking again at
           // once makes progress instead of waiting for a finished attempt.
-          more = claimed.length === free || (fetched === free && claimed.length < fetched);
+          more = claimed.length === room || (fetched === room && claimed.length < fetched);
           // Only when nothing could be taken: otherwise the attempts just dispatched wake the
           // loop when they finish, and it looks again then (one query less per claim).
           if (claimed.length === 0 && !more) {
@@ -348,6 +435,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   })();
 
   return {
+    reserve,
     wake: () => sleeper.wake(),
     async stop() {
       stopping = true;
