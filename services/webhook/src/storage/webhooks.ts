@@ -96,9 +96,9 @@ export interface EndpointState {
 
 /**
  * Records many outcomes, in the order given, with exactly the rules of `recordDeliveryOutcome`
- * applied one after the other, but with two statements in all: the endpoints' rows are locked
+ * applied one after the other, but with two statements at most: the endpoints' rows are locked
  * (in id order, so concurrent batches cannot deadlock), the outcomes are folded in memory and
- * each endpoint is updated once. Answers the state after each outcome, undefined for an
+ * each endpoint whose state moved is updated once. Answers the state after each outcome, undefined for an
  * unknown endpoint. Run it in a transaction (the locks must last until the update).
  */
 export async function recordDeliveryOutcomes(
@@ -114,7 +114,7 @@ export async function recordDeliveryOutcomes(
     .orderBy('id')
     .forUpdate()
     .execute();
-  const state = new Map(rows.map((r) => [r.id, { is_enabled: r.is_enabled, consecutive_failures: r.consecutive_failures, disable: false }]));
+  const state = new Map(rows.map((r) => [r.id, { is_enabled: r.is_enabled, consecutive_failures: r.consecutive_failures, disable: false, was: r.consecutive_failures }]));
   const answers = outcomes.map((o) => {
     const s = state.get(o.id);
     if (!s) return undefined;
@@ -128,8 +128,11 @@ export async function recordDeliveryOutcomes(
     }
     return { is_enabled: s.is_enabled, consecutive_failures: s.consecutive_failures };
   });
-  if (state.size > 0) {
-    const values = sql.join([...state].map(([id, s]) => sql`(${id}::uuid, ${s.is_enabled}::boolean, ${s.consecutive_failures}::integer, ${s.disable}::boolean)`));
+  // Only endpoints whose state moved are written: in the steady state (successes on an
+  // endpoint without failures) a report is one locking read, and no new row versions.
+  const changed = [...state].filter(([, s]) => s.disable || s.consecutive_failures !== s.was);
+  if (changed.length > 0) {
+    const values = sql.join(changed.map(([id, s]) => sql`(${id}::uuid, ${s.is_enabled}::boolean, ${s.consecutive_failures}::integer, ${s.disable}::boolean)`));
     await sql`
       update webhooks w
       set is_enabled = v.is_enabled,
