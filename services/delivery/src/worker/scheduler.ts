@@ -133,6 +133,23 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   /** When a request of the endpoint last ended (or its first one started): stalled endpoints (`STALL_MS`) are told by it. */
   const progressAt = new Map<string, number>();
   let roomless = false;
+  /**
+   * Whether a claim may find anything. Rows the fan-out hands over need none, so the loop
+   * runs when due rows may exist that nobody holds: `dueAnywhere` after a NOTIFY (rows the
+   * fan-out had no room for), a recorded retry or a claim that found rows, until a claim finds
+   * none; `dueFor`, the endpoints that empty claim left out (they were at their bound), until
+   * the next one. The poll claims regardless (expired leases). Without this, every request
+   * that emptied its endpoint's queue cost a claim and a due-time query that found nothing.
+   */
+  let dueAnywhere = true;
+  let dueFor = new Set<string>();
+  let claimWakes = 0;
+  const claimWanted = (endpointId?: string) => dueAnywhere || (endpointId === undefined ? dueFor.size > 0 : dueFor.has(endpointId));
+  const wakeClaims = () => {
+    dueAnywhere = true;
+    claimWakes += 1;
+    sleeper.wake();
+  };
 
   const busy = (endpointId: string) => perEndpoint.get(endpointId) ?? 0;
   const capacity = (endpointId: string) => opts.breakers.capacity(endpointId, opts.maxPerEndpoint);
@@ -190,7 +207,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
         pump();
       },
       release() {
-        if (settle() && roomless) sleeper.wake();
+        if (settle() && roomless && claimWanted()) sleeper.wake();
       },
     };
   }
@@ -230,8 +247,9 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       }
       if (!stopping) pump();
       // The claim loop only needs to run when this endpoint has nothing left waiting (or the
-      // last claim found no room): a wake per finished request cost a claim round trip each.
-      if (!ready.has(row.endpoint_id) || roomless) sleeper.wake();
+      // last claim found no room), and a claim may find something: a wake per finished
+      // request cost a claim round trip each.
+      if ((!ready.has(row.endpoint_id) && claimWanted(row.endpoint_id)) || (roomless && claimWanted())) sleeper.wake();
     };
     const p: Promise<void> = attempt(row, token, freeSlot)
       .catch((err: unknown) => log.error({ deliveryId: row.id, endpointId: row.endpoint_id, err: (err as Error).message }, 'attempt could not be recorded; the lease will expire and it is retried'))
@@ -239,7 +257,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
         freeSlot();
         running.delete(p);
         if (!stopping) pump();
-        if (roomless) sleeper.wake();
+        if (roomless && claimWanted()) sleeper.wake();
       });
     running.add(p);
   }
@@ -353,7 +371,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     if (step.kind === 'retry') {
       log.info({ ...fields, error: a.result.error, retryInMs: step.waitMs }, 'attempt failed; retry scheduled');
       // The loop times its next look by the earliest due row: this one is due sooner than the lease it had.
-      sleeper.wake();
+      wakeClaims();
     }
     else {
       opts.metrics.deliveries.inc({ event_type: row.event_type, outcome: step.kind });
@@ -396,6 +414,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
             roomOf.set(id, Math.max(0, 2 * capacity(id) - held(id)));
           }
           const token = randomUUID();
+          const wakesBefore = claimWakes;
           const { rows: claimed, fetched } = await claimDue(opts.db, {
             limit: room,
             excludeEndpoints: exclude,
@@ -406,6 +425,12 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
           });
           for (const row of claimed) enqueue(row, token);
           pump();
+          if (fetched > 0) dueAnywhere = true;
+          else {
+            // Nothing due outside `exclude`, unless something woke claims meanwhile.
+            if (claimWakes === wakesBefore) dueAnywhere = false;
+            dueFor = new Set(exclude);
+          }
           // A full page may have hidden due rows behind rows of endpoints that just reached
           // their bound; those endpoints are left out of the next claim, so looking again at
           // once makes progress instead of waiting for a finished attempt.
@@ -436,7 +461,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
 
   return {
     reserve,
-    wake: () => sleeper.wake(),
+    wake: wakeClaims,
     async stop() {
       stopping = true;
       sleeper.wake();
