@@ -8,15 +8,24 @@ export class Batcher<T, R> {
   #queue: Array<{ item: T; resolve: (r: R) => void; reject: (e: unknown) => void }> = [];
   #writing = false;
   #idle: Array<() => void> = [];
+  /** Ends a linger early: set while a batch waits, called when the queue fills up. */
+  #filled: (() => void) | undefined;
 
+  /**
+   * `lingerMs`: how long a batch that is not full waits for more items before it is written
+   * (default 0: at once). For writers whose items may be written a few ms late (a log, say),
+   * so that a steady trickle makes a few larger batches instead of many of one or two.
+   */
   constructor(
     private readonly write: (items: T[]) => Promise<R[]>,
     private readonly maxBatch: number,
+    private readonly lingerMs = 0,
   ) {}
 
   add(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.#queue.push({ item, resolve, reject });
+      if (this.#filled && this.#queue.length >= this.maxBatch) this.#filled();
       if (!this.#writing) void this.#drain();
     });
   }
@@ -35,6 +44,7 @@ export class Batcher<T, R> {
   async #drain(): Promise<void> {
     this.#writing = true;
     while (this.#queue.length > 0) {
+      if (this.lingerMs > 0 && this.#queue.length < this.maxBatch) await this.#linger();
       const batch = this.#queue.splice(0, this.maxBatch);
       try {
         const results = await this.write(batch.map((b) => b.item));
@@ -55,6 +65,18 @@ export class Batcher<T, R> {
     }
     this.#writing = false;
     for (const resolve of this.#idle.splice(0)) resolve();
+  }
+
+  #linger(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#filled = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, this.lingerMs);
+      this.#filled = done;
+    });
   }
 }
 

@@ -32,6 +32,26 @@ describe('Batcher', () => {
     expect(b.idle).toBe(true);
   });
 
+  it('with lingerMs, waits that long for more before writing a batch that is not full, never a full one', async () => {
+    const g = gate<string>();
+    const b = new Batcher<string, string>(g.write, 3, 30);
+    const early = b.add('a');
+    // Nothing written yet: the batch lingers; what arrives meanwhile joins it.
+    await new Promise((r) => setImmediate(r));
+    expect(g.batches).toEqual([]);
+    const later = b.add('b');
+    while (g.batches.length === 0) await new Promise((r) => setTimeout(r, 5));
+    expect(g.batches).toEqual([['a', 'b']]);
+    await g.release();
+    expect(await Promise.all([early, later])).toEqual(['a', 'b']);
+    // A full batch does not wait.
+    const full = ['c', 'd', 'e'].map((x) => b.add(x));
+    await new Promise((r) => setImmediate(r));
+    expect(g.batches).toEqual([['a', 'b'], ['c', 'd', 'e']]);
+    await g.release();
+    expect(await Promise.all(full)).toEqual(['c', 'd', 'e']);
+  });
+
   it('retries a failed batch item by item, so only the bad item fails', async () => {
     const g = gate<string>();
     const b = new Batcher<string, string>(g.write, 10);

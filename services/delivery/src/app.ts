@@ -151,7 +151,7 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
       registry,
       concurrency: 4,
       wants: fanoutWants({ subjectPrefix: config.EVENTS_SUBJECT_PREFIX, endpoints }),
-      handler: fanoutHandler({
+      batchHandler: fanoutHandler({
         subjectPrefix: config.EVENTS_SUBJECT_PREFIX,
         schema: database.schema,
         endpoints,

@@ -1,9 +1,9 @@
-import type { ConsumedEvent, EventHandler } from '@preflight/bus';
+import type { BatchEventHandler, ConsumedEvent } from '@preflight/bus';
 import { decodeEvent, envelopesFor, kindOfSubject, kindOfType } from '@preflight/events';
 import type { Logger } from '@preflight/log';
 import type { EndpointDirectory } from '../clients/endpoint-directory.ts';
 import { newDeliveryId } from '../domain/ids.ts';
-import { insertDeliveries, type ClaimedDelivery } from '../storage/deliveries.ts';
+import { insertDeliveries, type ClaimedDelivery, type NewDelivery, type NewEnvelope } from '../storage/deliveries.ts';
 import type { DeliveryDatabase } from '../storage/schema.ts';
 
 /** The durable consumer of every domain event; also labels its inbox rows and metrics. */
@@ -13,8 +13,9 @@ export const FANOUT_CONSUMER = 'delivery-fanout';
 export const deliveryChannel = (schema: string): string => `${schema}_delivery`;
 
 /**
- * Where fanned-out deliveries go in this replica: `reserve` takes slots of the local scheduler
- * for some of the endpoints (none while it is full or stopping), `accept` hands it the rows
+ * Where fanned-out deliveries go in this replica: `reserve` takes slots of the local scheduler,
+ * one per endpoint id given (an id may come several times), for those it has room for (none
+ * while it is full or stopping), `accept` hands it the rows
  * inserted under the reservation once they are committed, `release` gives the slots back
  * when the transaction rolled back.
  */
@@ -25,14 +26,14 @@ export interface Handoff {
 export interface Reservation {
   /** The lease token the reserved rows are inserted under. */
   token: string;
-  /** The endpoints granted a slot (each at most once per reservation). */
-  granted: ReadonlySet<string>;
+  /** Per slot asked for (one per endpoint id given, in order): whether it was granted. */
+  granted: readonly boolean[];
   accept(rows: ClaimedDelivery[]): void;
   release(): void;
 }
 
 /**
- * For each domain event: its public envelopes (`routeOf`), the organisation's enabled endpoints that
+ * For the events of a consumer batch (one transaction), each domain event: its public envelopes (`routeOf`), the organisation's enabled endpoints that
  * receive each one (the webhook service's internal API, through the endpoint cache: an event
  * of an organisation without endpoints costs no call within the TTL), the envelope's body
  * bytes stored once and one pending `deliveries` row per (event, endpoint). Rows the local
@@ -49,42 +50,48 @@ export function fanoutHandler(opts: {
   handoff: Handoff;
   leaseMs: number;
   logger: Logger;
-}): EventHandler<DeliveryDatabase> {
+}): BatchEventHandler<DeliveryDatabase> {
   const log = opts.logger.child({ component: 'fanout' });
   const channel = deliveryChannel(opts.schema);
-  return async (consumed, trx, tx) => {
-    const route = routeOf(consumed, opts.subjectPrefix);
-    if (route.kind === 'unknown') {
-      // A kind this build does not know (a newer producer): nothing it could map publicly.
-      log.warn({ eventId: consumed.id, subject: consumed.subject, type: consumed.type }, 'unknown domain event; not delivered');
-      return;
+  return async (batch, trx, tx) => {
+    const envelopes: NewEnvelope[] = [];
+    const rows: Array<NewDelivery & { body: string }> = [];
+    for (const consumed of batch) {
+      const route = routeOf(consumed, opts.subjectPrefix);
+      if (route.kind === 'unknown') {
+        // A kind this build does not know (a newer producer): nothing it could map publicly.
+        log.warn({ eventId: consumed.id, subject: consumed.subject, type: consumed.type }, 'unknown domain event; not delivered');
+        continue;
+      }
+      if (route.kind === 'no-org') {
+        log.error({ eventId: consumed.id, kind: route.eventKind }, 'domain event without an organisation; not delivered');
+        continue;
+      }
+      if (route.kind === 'private') continue;
+      for (const envelope of route.envelopes) {
+        const endpoints = await opts.endpoints.endpointsFor(route.orgId, envelope.eventType);
+        if (endpoints.length === 0) continue;
+        const body = JSON.stringify(envelope);
+        envelopes.push({ eventId: consumed.id, eventType: envelope.eventType, body });
+        for (const e of endpoints) {
+          rows.push({ id: newDeliveryId(), eventId: consumed.id, eventType: envelope.eventType, orgId: route.orgId, endpointId: e.id, url: e.url, leased: false, body });
+        }
+      }
     }
-    if (route.kind === 'no-org') {
-      log.error({ eventId: consumed.id, kind: route.eventKind }, 'domain event without an organisation; not delivered');
-      return;
-    }
-    if (route.kind === 'private') return;
-    const { orgId, envelopes } = route;
-    let inserted = 0;
-    for (const envelope of envelopes) {
-      const endpoints = await opts.endpoints.endpointsFor(orgId, envelope.eventType);
-      if (endpoints.length === 0) continue;
-      const body = JSON.stringify(envelope);
-      const reservation = opts.handoff.reserve(endpoints.map((e) => e.id));
-      // Registered before the insert, so a statement that fails gives the slots back too.
-      tx.afterRollback(() => reservation.release());
-      const rows = endpoints.map((e) => ({ id: newDeliveryId(), endpointId: e.id, url: e.url, leased: reservation.granted.has(e.id) }));
-      await insertDeliveries(trx, { eventId: consumed.id, eventType: envelope.eventType, orgId, body, rows, leaseMs: opts.leaseMs, token: reservation.token, channel });
-      tx.afterCommit(() =>
-        reservation.accept(
-          rows
-            .filter((r) => r.leased)
-            .map((r) => ({ id: r.id, event_id: consumed.id, event_type: envelope.eventType, endpoint_id: r.endpointId, org_id: orgId, url: r.url, body, attempt_count: 0 })),
-        ),
-      );
-      inserted += rows.length;
-    }
-    if (inserted > 0) log.debug({ eventId: consumed.id, deliveries: inserted }, 'event fanned out');
+    if (rows.length === 0) return;
+    const reservation = opts.handoff.reserve(rows.map((r) => r.endpointId));
+    // Registered before the insert, so a statement that fails gives the slots back too.
+    tx.afterRollback(() => reservation.release());
+    rows.forEach((r, i) => (r.leased = reservation.granted[i]!));
+    await insertDeliveries(trx, { envelopes, rows, leaseMs: opts.leaseMs, token: reservation.token, channel });
+    tx.afterCommit(() =>
+      reservation.accept(
+        rows
+          .filter((r) => r.leased)
+          .map((r) => ({ id: r.id, event_id: r.eventId, event_type: r.eventType, endpoint_id: r.endpointId, org_id: r.orgId, url: r.url, body: r.body, attempt_count: 0 })),
+      ),
+    );
+    log.debug({ events: batch.length, deliveries: rows.length }, 'events fanned out');
   };
 }
 

@@ -59,42 +59,53 @@ export async function claimDue(
   };
 }
 
-export interface NewDeliveries {
+export interface NewEnvelope {
+  eventId: string;
+  eventType: string;
+  /** The envelope's exact body bytes (UTF-8 JSON text). */
+  body: string;
+}
+
+export interface NewDelivery {
+  id: string;
   eventId: string;
   eventType: string;
   orgId: string;
-  /** The envelope's exact body bytes (UTF-8 JSON text). */
-  body: string;
-  /** One per endpoint; `leased` rows are taken by this replica (`token`) as they are inserted. */
-  rows: ReadonlyArray<{ id: string; endpointId: string; url: string; leased: boolean }>;
-  leaseMs: number;
-  token: string;
-  /** NOTIFYed (at commit) when some row is not leased, so a scheduler claims it. */
-  channel: string;
+  endpointId: string;
+  url: string;
+  /** Taken by this replica (`token`) as it is inserted. */
+  leased: boolean;
 }
 
 /**
- * Stores an event's envelope (once) and its deliveries, in one statement. A leased row is
+ * Stores envelopes (once per event and type) and deliveries, in one statement. A leased row is
  * inserted as a claim would leave it (due at the end of the lease, `lease_token`), so the
  * replica that fanned it out hands it to its own scheduler after the commit with no claim
  * statement and no second row version; should that replica die first, the lease expires and
- * any replica claims it. Rows there was no room for are due at once, for the claim loop.
+ * any replica claims it. Rows there was no room for are due at once, for the claim loop, and
+ * `channel` is NOTIFYed (at commit) for them.
  */
-export async function insertDeliveries(db: Kysely<DeliveryDatabase>, d: NewDeliveries): Promise<void> {
+export async function insertDeliveries(
+  db: Kysely<DeliveryDatabase>,
+  d: { envelopes: readonly NewEnvelope[]; rows: readonly NewDelivery[]; leaseMs: number; token: string; channel: string },
+): Promise<void> {
   if (d.rows.length === 0) return;
+  const col = <K extends keyof NewDelivery>(k: K) => d.rows.map((r) => r[k]);
   await sql`
     with envelope as (
-      insert into delivery_envelopes (event_id, event_type, body) values (${d.eventId}, ${d.eventType}, ${d.body})
+      insert into delivery_envelopes (event_id, event_type, body)
+      select * from unnest(${d.envelopes.map((e) => e.eventId)}::text[], ${d.envelopes.map((e) => e.eventType)}::text[], ${d.envelopes.map((e) => e.body)}::text[])
       on conflict do nothing
     ),
     inserted as (
       insert into deliveries (id, event_id, event_type, endpoint_id, org_id, url, next_attempt_at, leased_until, lease_token)
-      select r.id, ${d.eventId}, ${d.eventType}, r.endpoint_id, ${d.orgId}::uuid, r.url,
+      select r.id, r.event_id, r.event_type, r.endpoint_id, r.org_id, r.url,
         case when r.leased then ${leaseEnd(d.leaseMs)} else now() end,
         case when r.leased then ${leaseEnd(d.leaseMs)} end,
         case when r.leased then ${d.token}::uuid end
-      from unnest(${d.rows.map((r) => r.id)}::uuid[], ${d.rows.map((r) => r.endpointId)}::uuid[], ${d.rows.map((r) => r.url)}::text[], ${d.rows.map((r) => r.leased)}::boolean[])
-        as r (id, endpoint_id, url, leased)
+      from unnest(${col('id')}::uuid[], ${col('eventId')}::text[], ${col('eventType')}::text[], ${col('endpointId')}::uuid[], ${col('orgId')}::uuid[],
+        ${col('url')}::text[], ${col('leased')}::boolean[])
+        as r (id, event_id, event_type, endpoint_id, org_id, url, leased)
       returning lease_token
     )
     select pg_notify(${d.channel}, '') from (select 1) one where exists (select 1 from inserted where lease_token is null)`.execute(db);

@@ -52,6 +52,13 @@ const DEPENDENCY_RETRY_MS = 2_000;
 const MIN_WAIT_MS = 20;
 /** Attempts recorded per statement at most. */
 const RECORD_BATCH = 200;
+/**
+ * How long finished attempts gather before they are recorded (and their outcomes reported).
+ * The receiver has its delivery already; only the log, the slot in `workers` and the lease
+ * wait. Without it, a steady flow was recorded in batches of a few, each costing a statement
+ * and an outcome call to the webhook service.
+ */
+const RECORD_LINGER_MS = 5;
 /** How often an open breaker's (or a stalled endpoint's) newly due deliveries are moved. */
 const DEFER_EVERY_MS = 250;
 /**
@@ -96,7 +103,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   const sleeper = new Sleeper();
   const perEndpoint = new Map<string, number>();
   const running = new Set<Promise<void>>();
-  const recorder = new Batcher<AttemptCompletion, boolean>(async (items) => recordAttempts(opts.db, await reportedFirst(items)), RECORD_BATCH);
+  const recorder = new Batcher<AttemptCompletion, boolean>(async (items) => recordAttempts(opts.db, await reportedFirst(items)), RECORD_BATCH, RECORD_LINGER_MS);
 
   /**
    * The batch's final outcomes are reported before the batch is recorded, and recorded as
@@ -173,19 +180,18 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
    */
   function reserve(endpointIds: readonly string[]): Reservation {
     const token = randomUUID();
-    const granted = new Set<string>();
-    for (const id of endpointIds) {
-      if (stopping || free() <= 0) break;
-      if (granted.has(id) || held(id) >= 2 * capacity(id) || opts.breakers.blockedUntil(id)) continue;
-      granted.add(id);
+    const granted = endpointIds.map((id) => {
+      if (stopping || free() <= 0 || held(id) >= 2 * capacity(id) || opts.breakers.blockedUntil(id)) return false;
       reserved.set(id, (reserved.get(id) ?? 0) + 1);
       reservedTotal += 1;
-    }
+      return true;
+    });
     let settled = false;
     const settle = (): boolean => {
       if (settled) return false;
       settled = true;
-      for (const id of granted) {
+      for (const [i, id] of endpointIds.entries()) {
+        if (!granted[i]) continue;
         const n = (reserved.get(id) ?? 0) - 1;
         if (n > 0) reserved.set(id, n);
         else reserved.delete(id);
