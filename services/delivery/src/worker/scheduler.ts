@@ -59,6 +59,13 @@ const RECORD_BATCH = 200;
  * and an outcome call to the webhook service.
  */
 const RECORD_LINGER_MS = 5;
+/**
+ * Finished attempts waiting for their record, at most. The record (outcome call, statement,
+ * linger) takes tens of ms under load; counted against `workers` as before, it held slots
+ * that requests could use, and capped throughput at `workers` per record round trip. Their
+ * rows stay leased meanwhile, so nobody else takes them.
+ */
+const MAX_UNRECORDED = 2 * RECORD_BATCH;
 /** How often an open breaker's (or a stalled endpoint's) newly due deliveries are moved. */
 const DEFER_EVERY_MS = 250;
 /**
@@ -163,8 +170,13 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   const held = (endpointId: string) => busy(endpointId) + (ready.get(endpointId)?.length ?? 0) + (reserved.get(endpointId) ?? 0);
   const known = () => new Set([...perEndpoint.keys(), ...ready.keys(), ...reserved.keys()]);
   const saturated = () => [...known()].filter((id) => held(id) >= 2 * capacity(id));
-  /** Attempts running (until recorded), waiting in `ready` and reserved: at most twice the overall bound. */
-  const free = () => 2 * opts.workers - running.size - queued - reservedTotal;
+  /** Attempts whose request has not ended yet (`workers` bounds them); `running` also holds those waiting for their record. */
+  let requesting = 0;
+  /** Finished attempts waiting for their record: bounded, so a slow database holds new attempts back. */
+  const unrecorded = () => running.size - requesting;
+  /** Requests running, rows waiting in `ready` and reserved: at most twice the overall bound. */
+  const free = () => (unrecorded() >= MAX_UNRECORDED ? 0 : 2 * opts.workers - requesting - queued - reservedTotal);
+  const canStart = () => requesting < opts.workers && unrecorded() < MAX_UNRECORDED;
 
   function enqueue(row: ClaimedDelivery, token: string): void {
     const waiting = ready.get(row.endpoint_id);
@@ -227,8 +239,8 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   /** Starts waiting attempts while their endpoint has a free slot and the overall bound allows. */
   function pump(): void {
     for (const [id, waiting] of ready) {
-      if (running.size >= opts.workers) return;
-      while (waiting.length > 0 && running.size < opts.workers && busy(id) < capacity(id)) {
+      if (!canStart()) return;
+      while (waiting.length > 0 && canStart() && busy(id) < capacity(id)) {
         const next = waiting.shift()!;
         queued -= 1;
         dispatch(next.row, next.token);
@@ -240,10 +252,12 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   function dispatch(row: ClaimedDelivery, token: string): void {
     if (busy(row.endpoint_id) === 0) progressAt.set(row.endpoint_id, Date.now());
     perEndpoint.set(row.endpoint_id, busy(row.endpoint_id) + 1);
+    requesting += 1;
     let freed = false;
     const freeSlot = () => {
       if (freed) return;
       freed = true;
+      requesting -= 1;
       progressAt.set(row.endpoint_id, Date.now());
       const n = busy(row.endpoint_id) - 1;
       if (n > 0) perEndpoint.set(row.endpoint_id, n);
