@@ -486,7 +486,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     const o = summarise(samples.values());
     const phase: ThroughputPhase = {
       name,
-      label: `delivery service (fan-out, claim, sign, POST, record), feed window ${s.feedWindow.toLocaleString('en-US')}`,
+      label: `delivery service (fan-out, sign, POST, record), feed window ${s.feedWindow.toLocaleString('en-US')}`,
       concurrency,
       windowS,
       deliveredPerS: (aEnd - aStart) / windowS,
