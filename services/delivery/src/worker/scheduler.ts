@@ -81,8 +81,17 @@ const DEFER_EVERY_MS = 250;
 const STALL_MS = 1_000;
 
 /**
- * The scheduler: claims due deliveries (skip locked, leased), dispatches each attempt without
- * waiting for it, and keeps claiming while slots are free. Bounded in all (`workers`) and per
+ * How long a claim (or the fan-out's insert) leases a delivery: the wait in `ready` (until a
+ * slot of its endpoint frees: at most one attempt's deadline) plus the attempt itself, with
+ * room for the endpoint lookup and the record.
+ */
+export const schedulerLeaseMs = (attemptTimeoutMs: number): number => 2 * attemptTimeoutMs + 30_000;
+
+/**
+ * The scheduler: takes the rows the fan-out of this replica inserted leased to it (`reserve`,
+ * handed over at commit) and claims due deliveries (skip locked, leased: retries, rows the
+ * fan-out had no room for, expired leases), dispatches each attempt without waiting for it,
+ * and keeps claiming while slots are free and a claim may find something. Bounded in all (`workers`) and per
  * endpoint (`maxPerEndpoint`, 1 while its breaker is half-open); an endpoint at its bound is
  * left out of the claim, so a slow or dead endpoint holds only its own slots and never the
  * rows or slots of healthy endpoints. An open breaker moves that endpoint's due attempts to
@@ -93,16 +102,9 @@ const STALL_MS = 1_000;
  * for (up to twice each endpoint's bound: the rows beyond its free slots wait in `ready`), and
  * finished attempts are recorded together (group commit, `Batcher`). An endpoint's
  * slot is freed when its request is over, before the record is written (the row stays leased
- * until then, so nobody else takes it); the overall bound (`workers`) counts attempts until
- * they are recorded, which bounds the records waiting to be written.
+ * until then, so nobody else takes it); the overall bound (`workers`) counts requests, and the
+ * finished attempts waiting for their record are bounded apart (`MAX_UNRECORDED`).
  */
-/**
- * How long a claim (or the fan-out's insert) leases a delivery: the wait in `ready` (until a
- * slot of its endpoint frees: at most one attempt's deadline) plus the attempt itself, with
- * room for the endpoint lookup and the record.
- */
-export const schedulerLeaseMs = (attemptTimeoutMs: number): number => 2 * attemptTimeoutMs + 30_000;
-
 export function startScheduler(opts: SchedulerOptions): Scheduler {
   const log = opts.logger.child({ component: 'scheduler' });
   const leaseMs = schedulerLeaseMs(opts.attemptTimeoutMs);
