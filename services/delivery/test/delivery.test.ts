@@ -9,6 +9,8 @@ import {
   asAdmin,
   asKey,
   cleanup,
+  deliveryLog,
+  deliveryLogOf,
   eventPublisher,
   isolation,
   queryRows,
@@ -61,7 +63,8 @@ async function inboxRows(eventIds: string[]): Promise<string[]> {
   return rows.map((x) => x.event_id);
 }
 
-const log = async (endpointId: string, query = '') => (await h.call('GET', `/admin/v1/webhooks/${endpointId}/deliveries${query}`, { as: asAdmin })).body as any[];
+const log = (endpointId: string, query = '') => deliveryLog(h, endpointId, query);
+const logOf = (endpointId: string, n: number) => deliveryLogOf(h, endpointId, n);
 
 describe('delivery format', () => {
   it('delivers every emitted event type with its envelope, headers and both signatures', async () => {
@@ -247,7 +250,7 @@ describe('retries', () => {
     expect(r.requests[0]!.body.equals(r.requests[2]!.body)).toBe(true);
 
     await eventually(() => expect(stub.outcomes.filter((o) => o.endpointId === endpoint.id)).toEqual([{ endpointId: endpoint.id, delivered: true }]));
-    const entries = await log(endpoint.id);
+    const entries = await logOf(endpoint.id, 3);
     expect(entries.map((e) => [e.attempt, e.outcome, e.statusCode, e.responseBody])).toEqual([
       [3, 'delivered', 204, ''],
       [2, 'failed', 500, 'not yet'],
@@ -271,7 +274,7 @@ describe('retries', () => {
     await eventually(() => expect(stub.outcomes.filter((o) => o.endpointId === endpoint.id)).toEqual([{ endpointId: endpoint.id, delivered: false }]), { timeoutMs: 10_000 });
     expect(r.requests).toHaveLength(3);
     expect(target.requests).toHaveLength(0);
-    const entries = await log(endpoint.id);
+    const entries = await logOf(endpoint.id, 3);
     expect(entries.map((e) => [e.outcome, e.statusCode])).toEqual(Array(3).fill(['failed', 302]));
     expect(entries[0].error).toMatch(/redirect/);
   });

@@ -7,7 +7,8 @@ import { EVENT_TYPE_HEADER, ORG_ID_HEADER, connectNats } from '@preflight/bus';
 import { encodeEvent, type DomainEvent } from '@preflight/events';
 import { callerHeaders, type Caller } from '@preflight/http';
 import { createLogger } from '@preflight/log';
-import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, isolatedName } from '@preflight/testing';
+import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, eventually, isolatedName } from '@preflight/testing';
+import { expect } from 'vitest';
 import type { Resolver } from '../src/attempt/target.ts';
 import { startDeliveryService, type RunningDeliveryService } from '../src/app.ts';
 import { loadDeliveryConfig } from '../src/config.ts';
@@ -283,6 +284,21 @@ export async function startDelivery(iso: Isolation, webhookUrl: string, env: Rec
     stop: () => service.shutdown('test finished'),
   };
 }
+
+/** The endpoint's delivery log (admin API), newest first. */
+export const deliveryLog = async (h: DeliveryHarness, endpointId: string, query = '') =>
+  (await h.call('GET', `/admin/v1/webhooks/${endpointId}/deliveries${query}`, { as: asAdmin })).body as any[];
+
+/**
+ * The log once it holds `n` attempts. An outcome is reported to the webhook service just
+ * before its attempt is recorded, so a test that waited for the outcome waits for the log too.
+ */
+export const deliveryLogOf = (h: DeliveryHarness, endpointId: string, n: number) =>
+  eventually(async () => {
+    const entries = await deliveryLog(h, endpointId, '?limit=200');
+    expect(entries).toHaveLength(n);
+    return entries;
+  });
 
 /** Rows of a query on the service's tables, over a connection of its own (the schema named in the SQL). */
 export async function queryRows<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<R[]> {
