@@ -268,10 +268,12 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
         progressAt.delete(row.endpoint_id);
       }
       if (!stopping) pump();
-      // The claim loop only needs to run when this endpoint has nothing left waiting (or the
-      // last claim found no room), and a claim may find something: a wake per finished
-      // request cost a claim round trip each.
-      if ((!ready.has(row.endpoint_id) && claimWanted(row.endpoint_id)) || (roomless && claimWanted())) sleeper.wake();
+      // The claim loop runs when this endpoint has less than one round of its bound left
+      // waiting (or the last claim found no room), and a claim may find something. Waiting
+      // until nothing was left waiting left its slots idle for a claim's round trip each
+      // time; a wake per finished request cost a claim round trip each.
+      const waiting = ready.get(row.endpoint_id)?.length ?? 0;
+      if ((waiting < capacity(row.endpoint_id) && claimWanted(row.endpoint_id)) || (roomless && claimWanted())) sleeper.wake();
     };
     const p: Promise<void> = attempt(row, token, freeSlot)
       .catch((err: unknown) => log.error({ deliveryId: row.id, endpointId: row.endpoint_id, err: (err as Error).message }, 'attempt could not be recorded; the lease will expire and it is retried'))
