@@ -16,7 +16,9 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
       `(as the outbox relay does: \`Nats-Msg-Id\`, event type and \`Preflight-Org-Id\` headers) for one organisation with ${s.endpoints} webhooks ` +
       'on loopback receivers (a worker thread of the harness; each checks `X-Service-Signature` and answers 204). Every service runs as its own ' +
       'process with its defaults (tests/support/system.ts). Latency = arrival at the receiver − the moment the event was built for publishing ' +
-      '(one monotonic clock), duplicates dropped, warm-up excluded. The control run and the run with a hanging endpoint each start right ' +
+      '(one monotonic clock), duplicates dropped, warm-up excluded. Run 1 follows an unmeasured run of the same load, so that it, like the ' +
+      'later runs, measures processes that have been working (just started, they ran at about half speed for several seconds and the ' +
+      'backlog of those seconds filled the window). The control run and the run with a hanging endpoint each start right ' +
       'after a `VACUUM (ANALYZE)` of the delivery tables (the phases before leave tens of thousands of dead row versions, which autovacuum ' +
       'would otherwise clean up inside whichever window it fell), and the hanging run is compared with the better of run 1 and the control run.',
   );
