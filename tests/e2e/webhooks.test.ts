@@ -79,9 +79,13 @@ describe('webhook subscriptions and deliveries', () => {
     const launched = JSON.parse(mine().find((d) => d.headers['x-service-event'] === 'CampaignLaunched')!.body);
     expect(launched.data).toEqual({ campaignId: t.campaign.id, name: 'Launch', status: 'Active' });
 
-    const log = await call(sys, 'GET', `/admin/v1/webhooks/${webhookId}/deliveries`, { token: sys.adminToken });
-    expect(log.status).toBe(200);
-    expect(log.body).toHaveLength(3);
+    // An attempt is logged a few ms after its request (attempts are recorded in batches).
+    const log = await eventually(async () => {
+      const l = await call(sys, 'GET', `/admin/v1/webhooks/${webhookId}/deliveries`, { token: sys.adminToken });
+      expect(l.status).toBe(200);
+      expect(l.body).toHaveLength(3);
+      return l;
+    });
     for (const attempt of log.body) expect(attempt).toMatchObject({ attempt: 1, statusCode: 200, outcome: 'delivered', responseBody: 'ok' });
 
     const admin = await call(sys, 'GET', `/admin/v1/organizations/${t.org.id}/webhooks`, { token: sys.adminToken });
