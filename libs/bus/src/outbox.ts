@@ -68,6 +68,16 @@ const localRelays = new Set<LocalRelay>();
 const backendPid = (client: pg.PoolClient): number | undefined => (client as unknown as { processID?: number | null }).processID ?? undefined;
 
 /**
+ * A new event id: a time-ordered UUID (v7), so each new outbox row (and inbox row downstream)
+ * lands at the right edge of its primary-key index instead of on a random page. Random (v4)
+ * keys touch a different leaf page per row, and after every checkpoint the first change to a
+ * page writes the whole 8 KB page to the WAL.
+ */
+export function newEventId(): string {
+  return uuidv7();
+}
+
+/**
  * Puts an event in the outbox inside the caller's transaction, so it exists if and only if
  * the state change commits, and makes sure a relay wakes when it commits. Returns the event id.
  * Refuses to run outside a transaction.
@@ -79,16 +89,6 @@ const backendPid = (client: pg.PoolClient): number | undefined => (client as unk
  * a transaction that has issued one takes a cluster-wide lock at commit and holds it until its
  * commit record is flushed, so notifying writers commit one at a time (docs/events.md).
  */
-/**
- * A new event id: a time-ordered UUID (v7), so each new outbox row (and inbox row downstream)
- * lands at the right edge of its primary-key index instead of on a random page. Random (v4)
- * keys touch a different leaf page per row, and after every checkpoint the first change to a
- * page writes the whole 8 KB page to the WAL.
- */
-export function newEventId(): string {
-  return uuidv7();
-}
-
 export async function enqueueEvent(trx: Kysely<any>, event: OutboxEvent): Promise<string> {
   const [id] = await enqueueEvents(trx, [event]);
   return id!;

@@ -1,7 +1,8 @@
 /**
  * Group commit: `add` queues an item and resolves with its result once the batch holding it
  * is written. While one batch is being written, new items gather for the next, so batches grow
- * with the load by themselves and a lone item is written at once (no added wait). A batch that
+ * with the load by themselves and a lone item is written at once (no added wait, unless
+ * `lingerMs` asks for one). A batch that
  * fails is retried item by item, so one bad item cannot fail the others.
  */
 export class Batcher<T, R> {

@@ -121,8 +121,23 @@ type Route =
   | { kind: 'private' }
   | { kind: 'public'; orgId: string; envelopes: ReturnType<typeof envelopesFor> };
 
+/**
+ * Routes by event object: the consumer hands the same object to `wants` and then to the
+ * handler, so each event is decoded and its envelopes built once.
+ */
+const routes = new WeakMap<ConsumedEvent, Route>();
+
 /** What an event becomes publicly (`envelopesFor`: envelope id = event id, so a redelivery or a retry builds the very same body), and for whom. */
 function routeOf(consumed: ConsumedEvent, subjectPrefix: string): Route {
+  let route = routes.get(consumed);
+  if (!route) {
+    route = decodeRoute(consumed, subjectPrefix);
+    routes.set(consumed, route);
+  }
+  return route;
+}
+
+function decodeRoute(consumed: ConsumedEvent, subjectPrefix: string): Route {
   const kind = (consumed.type && kindOfType(consumed.type)) || kindOfSubject(consumed.subject, subjectPrefix);
   if (!kind) return { kind: 'unknown' };
   const event = decodeEvent(kind, consumed.payload);

@@ -122,7 +122,8 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
    * leases expire and their outcomes reported again (at least once, as the reporter does).
    */
   async function reportedFirst(items: AttemptCompletion[]): Promise<AttemptCompletion[]> {
-    const finals = items.filter((c) => c.next.status === 'delivered' || c.next.status === 'failed');
+    const reportable = (c: AttemptCompletion) => c.next.status === 'delivered' || c.next.status === 'failed';
+    const finals = items.filter(reportable);
     if (finals.length === 0) return items;
     try {
       await opts.reportOutcomes(
@@ -133,7 +134,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       opts.onUnreported();
       return items;
     }
-    return items.map((c) => (c.next.status === 'delivered' || c.next.status === 'failed' ? { ...c, reported: true } : c));
+    return items.map((c) => (reportable(c) ? { ...c, reported: true } : c));
   }
   let stopping = false;
 
