@@ -498,9 +498,9 @@ export function foundationMarkdown(r: FoundationReport, command: string, note?: 
   out.push('### CPU per request');
   out.push('');
   const services = [...new Set(r.scenarios.flatMap((sc) => sc.paths.flatMap((p) => Object.keys(p.cpu.closed?.seconds ?? {}))))].filter(
-    (g) => !['load generator', 'gateway', 'issue', 'postgres', 'redis', 'express', 'other'].includes(g),
+    (g) => !['load generator', 'gateway', 'issue', 'postgres', 'redis', 'nats', 'express', 'other'].includes(g),
   );
-  const groupCols = ['load generator', 'gateway', 'issue', ...services.sort(), 'postgres', 'redis', 'express', 'other'];
+  const groupCols = ['load generator', 'gateway', 'issue', ...services.sort(), 'postgres', 'redis', 'nats', 'express', 'other'];
   const crows: string[][] = [];
   for (const sc of r.scenarios) {
     for (const p of sc.paths) {
@@ -524,7 +524,7 @@ export function foundationMarkdown(r: FoundationReport, command: string, note?: 
   }
   out.push(table(['Request', 'Path', 'Load', 'Cores busy', ...groupCols.map((g) => `${g} ms`)], crows));
   out.push('');
-  out.push('CPU milliseconds (user + system, from /proc) each process spent per successful request in the measured window. "load generator" is this harness (autocannon, the open-loop client, or the raw-SQL workers); "postgres" is the backends serving the benchmark\'s own connections plus Postgres\'s background processes; "redis" is the whole Redis server; the other services of the run (campaign, webhook…) consume the events each create publishes; "other" is the rest of the machine\'s busy time (other people\'s processes and their Postgres backends). /proc counts in 10 ms ticks, so small figures are approximate.');
+  out.push('CPU milliseconds (user + system, from /proc) each process spent per successful request in the measured window. "load generator" is this harness (autocannon, the open-loop client, or the raw-SQL workers); "postgres" is the backends serving the benchmark\'s own connections plus Postgres\'s background processes; "redis" is the whole Redis server; "nats" the NATS server (the events each create publishes go through it); the other services of the run (campaign, webhook…) consume the events each create publishes; "other" is the rest of the machine\'s busy time (other people\'s processes and their Postgres backends). /proc counts in 10 ms ticks, so small figures are approximate.');
   out.push('');
   return out.join('\n');
 }

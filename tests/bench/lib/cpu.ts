@@ -93,14 +93,18 @@ function postgresClientPorts(pids: number[]): Set<number> {
 
 /**
  * The pids to meter: those given; the Postgres backends whose client is one of them, and
- * Postgres's background processes (checkpointer, WAL writer…), as `postgres`; Redis.
+ * Postgres's background processes (checkpointer, WAL writer…), as `postgres`; Redis; the NATS
+ * server, as `nats` (unless a group names it already), which carries every event the services
+ * publish and so is part of the system under test, not "other".
  */
 async function resolvePids(groups: CpuGroups): Promise<Map<number, string>> {
   const pids = new Map<number, string>();
   for (const [group, list] of Object.entries(groups)) for (const pid of list) if (pid > 0) pids.set(pid, group);
   for (const pid of numericDirs('/proc')) {
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'redis-server') pids.set(pid, 'redis');
+      const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      if (comm === 'redis-server') pids.set(pid, 'redis');
+      else if (comm === 'nats-server' && !pids.has(pid)) pids.set(pid, 'nats');
     } catch {
       // gone
     }
@@ -163,7 +167,7 @@ export function cpuMeter(groups: CpuGroups): CpuMeter {
       if (!before) return;
       const after = snapshot(pids);
       const seconds: Record<string, number> = {};
-      for (const g of [...Object.keys(groups), 'postgres', 'redis']) seconds[g] = 0;
+      for (const g of [...Object.keys(groups), 'postgres', 'redis', 'nats']) seconds[g] = 0;
       let attributed = 0;
       for (const [pid, a] of after.ticks) {
         const b = before.ticks.get(pid);
