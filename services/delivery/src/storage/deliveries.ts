@@ -175,9 +175,13 @@ export interface AttemptCompletion {
   reported?: boolean;
 }
 
+/** Final, with no outcome to report (cancelled) or its outcome reported: the row can go. */
+const nothingLeft = (c: AttemptCompletion): boolean => c.next.status === 'cancelled' || (c.next.status !== 'pending' && c.reported === true);
+
 /**
- * Records attempts and moves their deliveries on (retry `retryInMs` from now, or final),
- * releasing their leases, all in one statement: one commit (one WAL flush) for many attempts
+ * Records attempts and moves their deliveries on (retry `retryInMs` from now, final with an
+ * outcome still to report, or deleted when nothing is left to do), releasing their leases,
+ * all in one statement: one commit (one WAL flush) for many attempts
  * instead of one each. Answers, per completion, false when its lease was lost meanwhile (it
  * expired and another worker took the row): that attempt is still logged, its delivery left
  * alone.
@@ -192,28 +196,40 @@ export async function recordAttempts(db: Kysely<DeliveryDatabase>, completions: 
   );
   const moves = sql.join(
     completions.map(
-      (c) => sql`(${c.attempt.deliveryId}::uuid, ${c.token}::uuid, ${c.next.status}::text, ${c.attempt.attempt}::integer, ${c.next.retryInMs ?? 0}::integer, ${c.reported === true}::boolean)`,
+      (c) => sql`(${c.attempt.deliveryId}::uuid, ${c.token}::uuid, ${c.next.status}::text, ${c.attempt.attempt}::integer, ${c.next.retryInMs ?? 0}::integer, ${nothingLeft(c)}::boolean)`,
     ),
   );
-  // One statement (a data-modifying CTE), so one round trip and one commit for the batch; the
-  // insert and the update still stand or fall together. `now()` is the database's clock, like
-  // the claim's `next_attempt_at <= now()`.
+  // One statement (data-modifying CTEs), so one round trip and one commit for the batch; the
+  // inserts, deletes and updates still stand or fall together. `now()` is the database's
+  // clock, like the claim's `next_attempt_at <= now()`. A delivery with nothing left to do
+  // (final, and its outcome reported or nothing to report) is deleted: its history is its
+  // attempts, and a delete writes no new row version and no index entry, where the update
+  // wrote both. The rest (a retry, an outcome still to report) move on.
   const updated = await sql<{ id: string; lease_token: string }>`
     with logged as (
       insert into delivery_attempts (attempt_id, delivery_id, event_id, event_type, endpoint_id, attempt, attempted_at, status_code, duration_ms, response_body, error, outcome)
       values ${attempts}
+    ), moves (id, token, status, attempt, retry_ms, done) as (
+      values ${moves}
+    ), finished as (
+      delete from deliveries d using moves v
+      where d.id = v.id and d.lease_token = v.token and v.done
+      returning d.id, v.token as lease_token
+    ), moved as (
+      update deliveries d
+      set status = v.status,
+          attempt_count = v.attempt,
+          next_attempt_at = now() + v.retry_ms * interval '1 millisecond',
+          leased_until = null,
+          lease_token = null,
+          finished_at = case when v.status = 'pending' then d.finished_at else now() end
+      from moves v
+      where d.id = v.id and d.lease_token = v.token and not v.done
+      returning d.id, v.token as lease_token
     )
-    update deliveries d
-    set status = v.status,
-        attempt_count = v.attempt,
-        next_attempt_at = now() + v.retry_ms * interval '1 millisecond',
-        leased_until = null,
-        lease_token = null,
-        finished_at = case when v.status = 'pending' then d.finished_at else now() end,
-        outcome_reported_at = case when v.reported then now() else d.outcome_reported_at end
-    from (values ${moves}) as v (id, token, status, attempt, retry_ms, reported)
-    where d.id = v.id and d.lease_token = v.token
-    returning d.id, v.token as lease_token`.execute(db);
+    select id, lease_token from finished
+    union all
+    select id, lease_token from moved`.execute(db);
   const held = new Set(updated.rows.map((r) => `${r.id} ${r.lease_token}`));
   return completions.map((c) => held.has(`${c.attempt.deliveryId} ${c.token}`));
 }
@@ -228,8 +244,8 @@ export interface UnreportedOutcome {
 
 /**
  * Reports the oldest final, unreported deliveries' outcomes (at most `limit`, oldest first)
- * through `report` while holding their row locks (so one replica reports each), then marks
- * them reported, in one transaction. Answers how many were reported (0: none was waiting).
+ * through `report` while holding their row locks (so one replica reports each), then deletes
+ * them (nothing is left to do), in one transaction. Answers how many were reported (0: none was waiting).
  */
 export async function reportOutcomes(db: Kysely<DeliveryDatabase>, limit: number, report: (rows: UnreportedOutcome[]) => Promise<void>): Promise<number> {
   return db.transaction().execute(async (trx) => {
@@ -245,9 +261,9 @@ export async function reportOutcomes(db: Kysely<DeliveryDatabase>, limit: number
       .execute();
     if (rows.length === 0) return 0;
     await report(rows);
+    // Reported: nothing is left to do for them (their history is their attempts).
     await trx
-      .updateTable('deliveries')
-      .set({ outcome_reported_at: sql<Date>`now()` })
+      .deleteFrom('deliveries')
       .where('id', 'in', rows.map((r) => r.id))
       .execute();
     return rows.length;

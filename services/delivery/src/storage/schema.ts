@@ -21,6 +21,7 @@ export interface DeliveriesTable {
   lease_token: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   finished_at: NullableTimestamp;
+  /** Null on every row since 0003 (a delivery whose outcome is reported is deleted); the unreported index reads it. */
   outcome_reported_at: NullableTimestamp;
 }
 
