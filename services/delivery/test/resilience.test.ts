@@ -206,3 +206,24 @@ describe('restarts', () => {
     ]);
   });
 });
+
+describe('replicas', () => {
+  it('share one backlog: both send, and every delivery is sent once', async () => {
+    const iso = isolation();
+    // One request at a time per endpoint and replica, and a receiver taking 10 ms: most rows
+    // wait in the table, where both replicas claim them.
+    const env = { DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT: '1' };
+    const a = await service(env, iso);
+    const b = await service(env, iso);
+    const org = randomUUID();
+    const r = await receiver((_req, res) => void setTimeout(() => res.end('ok'), 10));
+    const endpoint = stub.add(org, r.url);
+    const n = 60;
+    for (let i = 0; i < n; i += 1) await a.pub.publish(issueCreated(org), { orgId: org });
+    await eventually(() => expect(outcomesOf(endpoint.id)).toHaveLength(n), { timeoutMs: 20_000 });
+    const envelopeIds = r.requests.map((q) => q.headers['webhook-id']);
+    expect(envelopeIds).toHaveLength(n);
+    expect(new Set(envelopeIds).size).toBe(n);
+    for (const replica of [a, b]) expect(await replica.h.metric('webhook_delivery_attempts_total', { outcome: 'delivered' })).toBeGreaterThan(0);
+  });
+});
