@@ -199,8 +199,8 @@ describe('endpoint cache and batched outcomes', () => {
 describe('outcome reports', () => {
   /** The endpoint's deliveries still in the table (those with something left to do). */
   const rowsOf = (endpointId: string) =>
-    queryRows<{ status: string; reported: boolean }>(
-      `select status, outcome_reported_at is not null as reported from "${iso.schema}".deliveries where endpoint_id = $1 order by created_at`,
+    queryRows<{ status: string }>(
+      `select status from "${iso.schema}".deliveries where endpoint_id = $1 order by created_at`,
       [endpointId],
     );
 

@@ -200,7 +200,8 @@ describe('restarts', () => {
     expect(gap).toBeLessThan(1500 + 1500);
     expect(r.requests[0]!.headers['x-service-delivery']).not.toBe(r.requests[1]!.headers['x-service-delivery']);
     expect(r.requests[0]!.headers['webhook-id']).toBe(r.requests[1]!.headers['webhook-id']);
-    expect((await log(second.h, endpoint.id)).map((e) => [e.attempt, e.outcome])).toEqual([
+    // The outcome is reported a few ms before its attempt is logged: wait for the log.
+    expect((await deliveryLogOf(second.h, endpoint.id, 2)).map((e) => [e.attempt, e.outcome])).toEqual([
       [2, 'delivered'],
       [1, 'failed'],
     ]);

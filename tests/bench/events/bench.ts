@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { headers, type NatsConnection } from '@nats-io/nats-core';
 import pg from 'pg';
@@ -202,19 +201,6 @@ async function postgresVersion(): Promise<string> {
   } finally {
     await client.end();
   }
-}
-
-function pidsByComm(comm: string): number[] {
-  const out: number[] = [];
-  for (const e of readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      if (readFileSync(`/proc/${e}/comm`, 'utf8').trim() === comm) out.push(Number(e));
-    } catch {
-      // gone
-    }
-  }
-  return out;
 }
 
 /** Waits until `done()` or the timeout; returns whether it happened. */
@@ -740,7 +726,8 @@ export async function runEvents(s: EventsSettings, onCleanup: Cleanup): Promise<
     subJsm: await jetstreamManager(subNc),
     stream,
     prefix,
-    groups: { 'bench process': [process.pid], 'nats-server': pidsByComm('nats-server') },
+    // The meter adds Postgres, Redis and the NATS server (`nats`) itself (lib/cpu.ts).
+    groups: { 'bench process': [process.pid] },
     orgId: randomUUID(),
     onCleanup,
   };

@@ -230,7 +230,8 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
   }
   out.push('### CPU');
   out.push('');
-  const groups = ['bench process', 'nats-server', 'postgres', 'other'];
+  const groups = ['bench process', 'nats', 'postgres', 'other'];
+  const label = (g: string) => (g === 'nats' ? 'nats-server' : g);
   const rowsCpu: string[][] = [];
   const add = (label: string, u: EventsReport['latency'][number]['cpu']) => {
     if (!u) return;
@@ -240,7 +241,7 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
   for (const t of r.throughput) add(`throughput, ${t.path}${t.withConsumer ? '' : ', no consumer'}${t.former ? ', as before' : ''}`, t.cpu);
   for (const c of r.ceiling) add(`commit ceiling, ${c.variant}`, c.cpu);
   for (const c of r.capacity) add(`relay capacity, ${c.mode}`, c.cpu);
-  out.push(table(['Window', 'Cores busy', ...groups.map((g) => `${g} (cores)`)], rowsCpu));
+  out.push(table(['Window', 'Cores busy', ...groups.map((g) => `${label(g)} (cores)`)], rowsCpu));
   out.push('');
   out.push('Cores used on average in each measured window (user + system, from /proc). "bench process" is producers, relay and consumers together; "postgres" is the backends of this process plus Postgres\'s background processes; "other" is the rest of the machine (other people\'s work).');
   out.push('');

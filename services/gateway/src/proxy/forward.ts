@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { buffer as readWhole } from 'node:stream/consumers';
 import type { Request, Response } from 'express';
 import { AppError, type Caller } from '@preflight/http';
 import type { Logger } from '@preflight/log';
@@ -16,33 +17,15 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  */
 const BUFFERED_BODY_MAX_BYTES = 64 * 1024;
 
-/** What to send upstream as the body: none, the bytes already read, or the request stream. */
-function upstreamBody(req: Request): Promise<Buffer | Readable | undefined> | Buffer | Readable | undefined {
+/**
+ * What to send upstream as the body: none, the bytes read whole, or the request stream.
+ * Rejects when the client's body fails or the connection ends before the body does.
+ */
+async function upstreamBody(req: Request): Promise<Buffer | Readable | undefined> {
   if (req.headers['transfer-encoding'] !== undefined) return req;
   const length = Number(req.headers['content-length'] ?? 0);
   if (!(length > 0)) return undefined;
   return length <= BUFFERED_BODY_MAX_BYTES ? readWhole(req) : req;
-}
-
-/** Rejects when the client's body fails or the connection ends before the body does. */
-function readWhole(req: Readable): Promise<Buffer> {
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const onData = (chunk: Buffer) => chunks.push(chunk);
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-    };
-    const onFail = (err?: Error) => {
-      cleanup();
-      reject(err ?? new Error('the client closed the connection before the request body was complete'));
-    };
-    const onClose = () => onFail();
-    const cleanup = () => {
-      req.off('data', onData).off('end', onEnd).off('error', onFail).off('close', onClose);
-    };
-    req.on('data', onData).once('end', onEnd).once('error', onFail).once('close', onClose);
-  });
 }
 
 function outcomeOf(status: number): UpstreamOutcome {
