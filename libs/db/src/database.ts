@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { namingPool } from './prepared-statements.ts';
 
 // COUNT(*) and BIGINT arrive as strings by default; every count we keep fits a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
@@ -36,7 +37,8 @@ export function createDatabase<DB>(opts: DatabaseOptions): Database<DB> {
   });
   // An idle client dropped by the server must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // Statements go out named, so each connection plans them once (prepared-statements.ts).
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: namingPool(pool) }) });
   let closed = false;
   return {
     db,
