@@ -96,7 +96,7 @@ describe('bounded attempts', () => {
 });
 
 describe('a stalled endpoint', () => {
-  it('has its due backlog moved out of the claim while it hangs, and delivered soon after it answers again', async () => {
+  it('has its due backlog moved out of the claim while it hangs, new deliveries inserted waiting, and all delivered soon after it answers again', async () => {
     // Attempts may last 20 s here, so the hanging requests end only when the test lets them.
     const { pub, iso } = await service({ DELIVERY_ATTEMPT_TIMEOUT_MS: '20000' });
     const org = randomUUID();
@@ -118,10 +118,28 @@ describe('a stalled endpoint', () => {
     // 4 in flight and 4 waiting in memory are leased; after a second without an answer the other 22 are moved ahead.
     await eventually(async () => expect(await dueNow()).toBe(0), { timeoutMs: 5_000 });
     expect(r.started).toBe(4);
+
+    // Events fanned out while it stays stalled are inserted already waiting (due later than the
+    // transaction that inserted them, and never moved since: same xmin as their inbox row), so
+    // they neither wake the claim loops nor need moving.
+    for (let i = 0; i < 10; i += 1) await pub.publish(issueCreated(org), { orgId: org });
+    const insertedWaiting = async () =>
+      (
+        await queryRows<{ n: number; total: number }>(
+          `select count(*) filter (where d.lease_token is null and d.xmin = i.xmin and d.next_attempt_at > i.processed_at)::int as n, count(*)::int as total
+           from "${iso.schema}".deliveries d join "${iso.schema}".inbox i on i.event_id = d.event_id::text and i.consumer = 'delivery-fanout'
+           where d.endpoint_id = $1`,
+          [endpoint.id],
+        )
+      )[0]!;
+    await eventually(async () => expect((await insertedWaiting()).total).toBe(40));
+    expect((await insertedWaiting()).n).toBe(10);
+    expect(await dueNow()).toBe(0);
+
     hold = false;
     for (const answer of parked.splice(0)) answer();
-    await eventually(() => expect(outcomesOf(endpoint.id)).toEqual(Array(30).fill(true)), { timeoutMs: 10_000 });
-    expect(r.started).toBe(30);
+    await eventually(() => expect(outcomesOf(endpoint.id)).toEqual(Array(40).fill(true)), { timeoutMs: 15_000 });
+    expect(r.started).toBe(40);
   });
 });
 

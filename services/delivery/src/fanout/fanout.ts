@@ -28,6 +28,12 @@ export interface Reservation {
   token: string;
   /** Per slot asked for (one per endpoint id given, in order): whether it was granted. */
   granted: readonly boolean[];
+  /**
+   * Per slot asked for: when a row that was not granted is first due. Undefined: at once (the
+   * claim loops are woken); a time: its endpoint takes no attempt here before then (breaker
+   * open, or stalled), so the row waits, and wakes nobody, until that time.
+   */
+  dueAt: readonly (Date | undefined)[];
   accept(rows: ClaimedDelivery[]): void;
   release(): void;
 }
@@ -74,7 +80,7 @@ export function fanoutHandler(opts: {
         const body = JSON.stringify(envelope);
         envelopes.push({ eventId: consumed.id, eventType: envelope.eventType, body });
         for (const e of endpoints) {
-          rows.push({ id: newDeliveryId(), eventId: consumed.id, eventType: envelope.eventType, orgId: route.orgId, endpointId: e.id, url: e.url, leased: false, body });
+          rows.push({ id: newDeliveryId(), eventId: consumed.id, eventType: envelope.eventType, orgId: route.orgId, endpointId: e.id, url: e.url, leased: false, dueAt: undefined, body });
         }
       }
     }
@@ -82,7 +88,10 @@ export function fanoutHandler(opts: {
     const reservation = opts.handoff.reserve(rows.map((r) => r.endpointId));
     // Registered before the insert, so a statement that fails gives the slots back too.
     tx.afterRollback(() => reservation.release());
-    rows.forEach((r, i) => (r.leased = reservation.granted[i]!));
+    rows.forEach((r, i) => {
+      r.leased = reservation.granted[i]!;
+      r.dueAt = reservation.dueAt[i];
+    });
     await insertDeliveries(trx, { envelopes, rows, leaseMs: opts.leaseMs, token: reservation.token, channel });
     tx.afterCommit(() =>
       reservation.accept(

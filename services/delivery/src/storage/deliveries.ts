@@ -75,6 +75,8 @@ export interface NewDelivery {
   url: string;
   /** Taken by this replica (`token`) as it is inserted. */
   leased: boolean;
+  /** Not leased: when it is first due (undefined: at once, and `channel` is notified). */
+  dueAt: Date | undefined;
 }
 
 /**
@@ -83,7 +85,8 @@ export interface NewDelivery {
  * replica that fanned it out hands it to its own scheduler after the commit with no claim
  * statement and no second row version; should that replica die first, the lease expires and
  * any replica claims it. Rows there was no room for are due at once, for the claim loop, and
- * `channel` is NOTIFYed (at commit) for them.
+ * `channel` is NOTIFYed (at commit) for them; rows with a `dueAt` wait until then and notify
+ * nobody (the claim loops' timers and poll find them).
  */
 export async function insertDeliveries(
   db: Kysely<DeliveryDatabase>,
@@ -100,15 +103,15 @@ export async function insertDeliveries(
     inserted as (
       insert into deliveries (id, event_id, event_type, endpoint_id, org_id, url, next_attempt_at, leased_until, lease_token)
       select r.id, r.event_id, r.event_type, r.endpoint_id, r.org_id, r.url,
-        case when r.leased then ${leaseEnd(d.leaseMs)} else now() end,
+        case when r.leased then ${leaseEnd(d.leaseMs)} else coalesce(r.due_at, now()) end,
         case when r.leased then ${leaseEnd(d.leaseMs)} end,
         case when r.leased then ${d.token}::uuid end
       from unnest(${col('id')}::uuid[], ${col('eventId')}::text[], ${col('eventType')}::text[], ${col('endpointId')}::uuid[], ${col('orgId')}::uuid[],
-        ${col('url')}::text[], ${col('leased')}::boolean[])
-        as r (id, event_id, event_type, endpoint_id, org_id, url, leased)
-      returning lease_token
+        ${col('url')}::text[], ${col('leased')}::boolean[], ${col('dueAt').map((t) => t?.toISOString() ?? null)}::timestamptz[])
+        as r (id, event_id, event_type, endpoint_id, org_id, url, leased, due_at)
+      returning lease_token, next_attempt_at <= now() as due
     )
-    select pg_notify(${d.channel}, '') from (select 1) one where exists (select 1 from inserted where lease_token is null)`.execute(db);
+    select pg_notify(${d.channel}, '') from (select 1) one where exists (select 1 from inserted where lease_token is null and due)`.execute(db);
 }
 
 /**

@@ -192,6 +192,9 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
    * The fan-out's side: a slot for each endpoint that has room by the same bounds as a claim
    * (twice its capacity, twice `workers` in all) and whose breaker lets attempts through. Held
    * until the rows are accepted (committed: they wait in `ready` like claimed rows) or released.
+   * A row refused because its endpoint's breaker is open or the endpoint is stalled is due
+   * only when the loop would move it to anyway (`unavailableUntil`): inserted due at once, it
+   * would wake every claim loop for nothing and be moved by a statement of its own.
    */
   function reserve(endpointIds: readonly string[]): Reservation {
     const token = randomUUID();
@@ -201,6 +204,8 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       reservedTotal += 1;
       return true;
     });
+    const now = Date.now();
+    const dueAt = endpointIds.map((id, i) => (granted[i] ? undefined : unavailableUntil(id, now)));
     let settled = false;
     const settle = (): boolean => {
       if (settled) return false;
@@ -217,6 +222,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     return {
       token,
       granted,
+      dueAt,
       accept(rows) {
         if (!settle()) return;
         if (stopping) {
@@ -238,6 +244,18 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       const forMs = now - (progressAt.get(id) ?? now);
       return busy(id) > 0 && forMs >= STALL_MS ? [{ id, forMs }] : [];
     });
+  /** Where a stalled endpoint's due rows go: ahead by its stall so far, at most an attempt's deadline. */
+  const stallDeferral = (forMs: number, now: number) => new Date(now + Math.min(forMs, opts.attemptTimeoutMs));
+  /**
+   * Until when this replica will not start an attempt to the endpoint: its open breaker's
+   * half-open time, or a stalled endpoint's deferral (see STALL_MS); undefined when it would.
+   */
+  function unavailableUntil(endpointId: string, now: number): Date | undefined {
+    const blocked = opts.breakers.blockedUntil(endpointId);
+    if (blocked) return blocked;
+    const [stall] = held(endpointId) >= 2 * capacity(endpointId) ? stalled([endpointId], now) : [];
+    return stall ? stallDeferral(stall.forMs, now) : undefined;
+  }
 
   /** Starts waiting attempts while their endpoint has a free slot and the overall bound allows. */
   function pump(): void {
@@ -425,7 +443,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
             ...blocked.map((b) => ({ endpointId: b.endpointId, until: b.blockedUntil! })),
             ...stalled(full, now)
               .filter(({ id }) => !blocked.some((b) => b.endpointId === id))
-              .map(({ id, forMs }) => ({ endpointId: id, until: new Date(now + Math.min(forMs, opts.attemptTimeoutMs)) })),
+              .map(({ id, forMs }) => ({ endpointId: id, until: stallDeferral(forMs, now) })),
           ];
           for (const d of deferrals) {
             if (now - (deferredAt.get(d.endpointId) ?? 0) < DEFER_EVERY_MS) continue;
