@@ -48,9 +48,12 @@ function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const start = process.hrtime.bigint();
     res.on('finish', () => {
+      const failed = res.statusCode >= 500;
+      // Built only when it is written (at `warn` and above, only 5xx answers are).
+      if (!failed && !logger.isLevelEnabled('info')) return;
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       const line = { method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 };
-      if (res.statusCode >= 500) logger.warn(line, 'request');
+      if (failed) logger.warn(line, 'request');
       else logger.info(line, 'request');
     });
     next();

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import { buffer as readWhole } from 'node:stream/consumers';
 import type { Request, Response } from 'express';
+import getRawBody from 'raw-body';
 import { AppError, type Caller } from '@preflight/http';
 import type { Logger } from '@preflight/log';
 import type { GatewayMetrics, UpstreamOutcome } from '../metrics.ts';
@@ -14,6 +14,8 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  * forwarded, so that undici writes them with the request head in one write; streamed, the head
  * and each chunk were writes of their own, and the stream plumbing cost more than the copy.
  * Larger or chunked bodies stream through (the service enforces its own size limit either way).
+ * Read with raw-body (express's own body reader, plain listeners): `node:stream/consumers`
+ * did the same through an async iterator and a Blob, ~4 % of the gateway's allocations.
  */
 const BUFFERED_BODY_MAX_BYTES = 64 * 1024;
 
@@ -25,7 +27,7 @@ async function upstreamBody(req: Request): Promise<Buffer | Readable | undefined
   if (req.headers['transfer-encoding'] !== undefined) return req;
   const length = Number(req.headers['content-length'] ?? 0);
   if (!(length > 0)) return undefined;
-  return length <= BUFFERED_BODY_MAX_BYTES ? readWhole(req) : req;
+  return length <= BUFFERED_BODY_MAX_BYTES ? getRawBody(req, { length }) : req;
 }
 
 function outcomeOf(status: number): UpstreamOutcome {
