@@ -294,6 +294,29 @@ describe('retries', () => {
     expect(Buffer.byteLength(entry.responseBody)).toBeLessThanOrEqual(2048);
   });
 
+  it('logs a response body holding a NUL byte (as U+FFFD), and the attempts recorded beside it still land', async () => {
+    const org = randomUUID();
+    const nul = await receiver((_req, res) => res.end('ok\u0000done'));
+    const plain = await receiver((_req, res) => res.end('fine'));
+    const odd = stub.add(org, nul.url);
+    const other = stub.add(org, plain.url);
+    // Both endpoints' attempts of one event finish together, so they are likely recorded in one statement.
+    await pub.publish(issueCreated(org), { orgId: org });
+    const [oddEntry] = await eventually(async () => {
+      const entries = await log(odd.id);
+      expect(entries).toHaveLength(1);
+      return entries;
+    });
+    expect([oddEntry.outcome, oddEntry.responseBody]).toEqual(['delivered', 'ok\uFFFDdone']);
+    const [otherEntry] = await eventually(async () => {
+      const entries = await log(other.id);
+      expect(entries).toHaveLength(1);
+      return entries;
+    });
+    expect([otherEntry.outcome, otherEntry.responseBody]).toEqual(['delivered', 'fine']);
+    expect(nul.requests).toHaveLength(1);
+  });
+
   it('cancels a delivery whose endpoint is gone before its next attempt, without reporting an outcome', async () => {
     const org = randomUUID();
     let endpointId = '';

@@ -16,9 +16,13 @@ export interface PostResult {
   unhealthy: boolean;
 }
 
-/** UTF-8, best effort: invalid bytes become U+FFFD, a character cut at the limit is dropped. */
+/**
+ * UTF-8, best effort: invalid bytes become U+FFFD, a character cut at the limit is dropped,
+ * and so does NUL become U+FFFD: Postgres text cannot hold it, and one such body would fail
+ * the statement that records its whole batch of attempts.
+ */
 function decodePrefix(bytes: Buffer): string {
-  return new TextDecoder('utf-8', { fatal: false }).decode(bytes, { stream: true });
+  return new TextDecoder('utf-8', { fatal: false }).decode(bytes, { stream: true }).replaceAll('\u0000', '\uFFFD');
 }
 
 /**
