@@ -191,29 +191,24 @@ const nothingLeft = (c: AttemptCompletion): boolean => c.next.status === 'cancel
  */
 export async function recordAttempts(db: Kysely<DeliveryDatabase>, completions: readonly AttemptCompletion[]): Promise<boolean[]> {
   if (completions.length === 0) return [];
-  const attempts = sql.join(
-    completions.map(
-      ({ attempt: a }) =>
-        sql`(${a.attemptId}::uuid, ${a.deliveryId}::uuid, ${a.eventId}::text, ${a.eventType}::text, ${a.endpointId}::uuid, ${a.attempt}::integer, ${a.attemptedAt}::timestamptz, ${a.statusCode}::integer, ${a.durationMs}::integer, ${a.responseBody}::text, ${a.error}::text, ${a.outcome}::text)`,
-    ),
-  );
-  const moves = sql.join(
-    completions.map(
-      (c) => sql`(${c.attempt.deliveryId}::uuid, ${c.token}::uuid, ${c.next.status}::text, ${c.attempt.attempt}::integer, ${c.next.retryInMs ?? 0}::integer, ${nothingLeft(c)}::boolean)`,
-    ),
-  );
-  // One statement (data-modifying CTEs), so one round trip and one commit for the batch; the
-  // inserts, deletes and updates still stand or fall together. `now()` is the database's
-  // clock, like the claim's `next_attempt_at <= now()`. A delivery with nothing left to do
-  // (final, and its outcome reported or nothing to report) is deleted: its history is its
-  // attempts, and a delete writes no new row version and no index entry, where the update
-  // wrote both. The rest (a retry, an outcome still to report) move on.
+  const a = completions.map((c) => c.attempt);
+  // Arrays, one per column (unnest), rather than a VALUES list of 18 bound values a row: the
+  // statement's text is the same for every batch size, so it is named and planned once per
+  // connection, and neither kysely nor Postgres handles thousands of single parameters.
+  const attempts = sql`select * from unnest(
+    ${a.map((x) => x.attemptId)}::uuid[], ${a.map((x) => x.deliveryId)}::uuid[], ${a.map((x) => x.eventId)}::text[],
+    ${a.map((x) => x.eventType)}::text[], ${a.map((x) => x.endpointId)}::uuid[], ${a.map((x) => x.attempt)}::integer[],
+    ${a.map((x) => x.attemptedAt.toISOString())}::timestamptz[], ${a.map((x) => x.statusCode)}::integer[], ${a.map((x) => x.durationMs)}::integer[],
+    ${a.map((x) => x.responseBody)}::text[], ${a.map((x) => x.error)}::text[], ${a.map((x) => x.outcome)}::text[])`;
+  const moves = sql`select * from unnest(
+    ${a.map((x) => x.deliveryId)}::uuid[], ${completions.map((c) => c.token)}::uuid[], ${completions.map((c) => c.next.status)}::text[],
+    ${a.map((x) => x.attempt)}::integer[], ${completions.map((c) => c.next.retryInMs ?? 0)}::integer[], ${completions.map(nothingLeft)}::boolean[])`;
   const updated = await sql<{ id: string; lease_token: string }>`
     with logged as (
       insert into delivery_attempts (attempt_id, delivery_id, event_id, event_type, endpoint_id, attempt, attempted_at, status_code, duration_ms, response_body, error, outcome)
-      values ${attempts}
+      ${attempts}
     ), moves (id, token, status, attempt, retry_ms, done) as (
-      values ${moves}
+      ${moves}
     ), finished as (
       delete from deliveries d using moves v
       where d.id = v.id and d.lease_token = v.token and v.done
