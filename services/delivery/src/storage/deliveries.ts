@@ -203,6 +203,12 @@ export async function recordAttempts(db: Kysely<DeliveryDatabase>, completions: 
   const moves = sql`select * from unnest(
     ${a.map((x) => x.deliveryId)}::uuid[], ${completions.map((c) => c.token)}::uuid[], ${completions.map((c) => c.next.status)}::text[],
     ${a.map((x) => x.attempt)}::integer[], ${completions.map((c) => c.next.retryInMs ?? 0)}::integer[], ${completions.map(nothingLeft)}::boolean[])`;
+  // One statement (data-modifying CTEs), so one round trip and one commit for the batch; the
+  // inserts, deletes and updates still stand or fall together. `now()` is the database's
+  // clock, like the claim's `next_attempt_at <= now()`. A delivery with nothing left to do
+  // (final, and its outcome reported or nothing to report) is deleted: its history is its
+  // attempts, and a delete writes no new row version and no index entry, where the update
+  // wrote both. The rest (a retry, an outcome still to report) move on.
   const updated = await sql<{ id: string; lease_token: string }>`
     with logged as (
       insert into delivery_attempts (attempt_id, delivery_id, event_id, event_type, endpoint_id, attempt, attempted_at, status_code, duration_ms, response_body, error, outcome)
