@@ -284,11 +284,7 @@ describe('retries', () => {
     const r = await receiver((_req, res) => res.end('a' + 'é'.repeat(3000)));
     const endpoint = stub.add(org, r.url);
     await pub.publish(issueCreated(org), { orgId: org });
-    const [entry] = await eventually(async () => {
-      const entries = await log(endpoint.id);
-      expect(entries).toHaveLength(1);
-      return entries;
-    });
+    const [entry] = await logOf(endpoint.id, 1);
     expect(entry.outcome).toBe('delivered');
     expect(entry.responseBody).toBe('a' + 'é'.repeat(1023));
     expect(Buffer.byteLength(entry.responseBody)).toBeLessThanOrEqual(2048);
@@ -302,17 +298,9 @@ describe('retries', () => {
     const other = stub.add(org, plain.url);
     // Both endpoints' attempts of one event finish together, so they are likely recorded in one statement.
     await pub.publish(issueCreated(org), { orgId: org });
-    const [oddEntry] = await eventually(async () => {
-      const entries = await log(odd.id);
-      expect(entries).toHaveLength(1);
-      return entries;
-    });
+    const [oddEntry] = await logOf(odd.id, 1);
     expect([oddEntry.outcome, oddEntry.responseBody]).toEqual(['delivered', 'ok\uFFFDdone']);
-    const [otherEntry] = await eventually(async () => {
-      const entries = await log(other.id);
-      expect(entries).toHaveLength(1);
-      return entries;
-    });
+    const [otherEntry] = await logOf(other.id, 1);
     expect([otherEntry.outcome, otherEntry.responseBody]).toEqual(['delivered', 'fine']);
     expect(nul.requests).toHaveLength(1);
   });
