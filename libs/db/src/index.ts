@@ -1,5 +1,4 @@
 export { createDatabase, type Database, type DatabaseOptions } from './database.ts';
-export { namingPool, StatementNames, MAX_NAMED_PARAMETERS } from './prepared-statements.ts';
 export { Batcher, KeyedBatcher } from './batcher.ts';
 export { migrateToLatest, DDL_LOCK_KEY, type MigrationSet } from './migrate.ts';
 export { isUniqueViolation, isForeignKeyViolation } from './pg-errors.ts';

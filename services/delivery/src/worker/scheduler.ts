@@ -238,23 +238,17 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       },
     };
   }
-  /** How long each endpoint among `ids` has been stalled, for those that are. */
-  const stalled = (ids: string[], now: number) =>
-    ids.flatMap((id) => {
-      const forMs = now - (progressAt.get(id) ?? now);
-      return busy(id) > 0 && forMs >= STALL_MS ? [{ id, forMs }] : [];
-    });
-  /** Where a stalled endpoint's due rows go: ahead by its stall so far, at most an attempt's deadline. */
-  const stallDeferral = (forMs: number, now: number) => new Date(now + Math.min(forMs, opts.attemptTimeoutMs));
   /**
    * Until when this replica will not start an attempt to the endpoint: its open breaker's
-   * half-open time, or a stalled endpoint's deferral (see STALL_MS); undefined when it would.
+   * half-open time, or, for a saturated endpoint that is stalled, its stall so far ahead (at
+   * most an attempt's deadline; see STALL_MS); undefined when it would.
    */
   function unavailableUntil(endpointId: string, now: number): Date | undefined {
     const blocked = opts.breakers.blockedUntil(endpointId);
     if (blocked) return blocked;
-    const [stall] = held(endpointId) >= 2 * capacity(endpointId) ? stalled([endpointId], now) : [];
-    return stall ? stallDeferral(stall.forMs, now) : undefined;
+    const stalledForMs = now - (progressAt.get(endpointId) ?? now);
+    const stalled = held(endpointId) >= 2 * capacity(endpointId) && busy(endpointId) > 0 && stalledForMs >= STALL_MS;
+    return stalled ? new Date(now + Math.min(stalledForMs, opts.attemptTimeoutMs)) : undefined;
   }
 
   /** Starts waiting attempts while their endpoint has a free slot and the overall bound allows. */
@@ -438,13 +432,12 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
           const now = Date.now();
           const full = saturated();
           // A stalled endpoint's due rows move ahead by its stall so far (see STALL_MS); its
-          // waiting rows in `ready` start at once when it ends a request.
-          const deferrals = [
-            ...blocked.map((b) => ({ endpointId: b.endpointId, until: b.blockedUntil! })),
-            ...stalled(full, now)
-              .filter(({ id }) => !blocked.some((b) => b.endpointId === id))
-              .map(({ id, forMs }) => ({ endpointId: id, until: stallDeferral(forMs, now) })),
-          ];
+          // waiting rows in `ready` start at once when it ends a request. The same rule
+          // (`unavailableUntil`) tells the fan-out when to make its new rows due.
+          const deferrals = [...new Set([...blocked.map((b) => b.endpointId), ...full])].flatMap((endpointId) => {
+            const until = unavailableUntil(endpointId, now);
+            return until ? [{ endpointId, until }] : [];
+          });
           for (const d of deferrals) {
             if (now - (deferredAt.get(d.endpointId) ?? 0) < DEFER_EVERY_MS) continue;
             deferredAt.set(d.endpointId, now);
