@@ -91,10 +91,12 @@ export interface TargetCheck {
   othersCores: number;
 }
 
-/** Cores used by processes outside the benchmark during a window; NaN when unmeasured. */
+/** Cores taken from the benchmark during a window by processes outside it and by the hypervisor; NaN when unmeasured. */
 function othersCoresIn(u: CpuUsage | undefined): number {
-  return u ? (u.seconds.other ?? 0) / u.wallS : NaN;
+  return u ? ((u.seconds.other ?? 0) + (u.seconds.stolen ?? 0)) / u.wallS : NaN;
 }
+/** Cores the hypervisor took from this machine during a window; NaN when unmeasured. */
+const stolenCoresIn = (u: CpuUsage | undefined): number => (u ? (u.seconds.stolen ?? 0) / u.wallS : NaN);
 const worst = (...v: number[]) => v.reduce((a, b) => (Number.isNaN(a) ? b : Number.isNaN(b) ? a : Math.max(a, b)), NaN);
 /** Above this, a figure says more about the neighbours than about the code. */
 const NOISY_CORES = 0.25;
@@ -400,7 +402,7 @@ export function foundationMarkdown(r: FoundationReport, command: string, note?: 
   out.push('');
   out.push(`Machine: ${machineLine(m, [r.postgres])}. Load average (1/5/15 min) at start ${m.loadAverage.join(' / ')}, at end ${r.loadAtEnd.join(' / ')}.`);
   // How busy the rest of the machine was while we measured: the honest caveat on every figure.
-  const othersCores = r.scenarios.flatMap((sc) => sc.paths.flatMap((p) => [p.cpu.closed, p.cpu.open])).flatMap((u) => (u ? [(u.seconds.other ?? 0) / u.wallS] : []));
+  const othersCores = r.scenarios.flatMap((sc) => sc.paths.flatMap((p) => [p.cpu.closed, p.cpu.open])).flatMap((u) => (u ? [othersCoresIn(u)] : []));
   const busiest = othersCores.length ? Math.max(...othersCores) : NaN;
   const quiet = m.loadAverage[0] <= 0.25 * m.nproc && !(busiest > 0.1);
   if (note || !quiet) {
@@ -409,7 +411,7 @@ export function foundationMarkdown(r: FoundationReport, command: string, note?: 
     if (note && !quiet) out.push('>');
     if (!quiet) {
       out.push(
-        `> Not a quiet machine: load average ${m.loadAverage[0]} at start, and processes outside the benchmark used up to ${Number.isFinite(busiest) ? busiest.toFixed(2) : '?'} cores during a measured window. Compare these figures with the targets only after a rerun on a quiet machine.`,
+        `> Not a quiet machine: load average ${m.loadAverage[0]} at start, and processes outside the benchmark and the hypervisor (steal) took up to ${Number.isFinite(busiest) ? busiest.toFixed(2) : '?'} cores during a measured window. Compare these figures with the targets only after a rerun on a quiet machine.`,
       );
     }
   }
@@ -436,7 +438,7 @@ export function foundationMarkdown(r: FoundationReport, command: string, note?: 
         c.baseline,
         c.ratio,
         c.threshold,
-        `${c.pass ? 'pass' : '**FAIL**'}${c.othersCores > NOISY_CORES ? ` (noisy: other processes used ${c.othersCores.toFixed(2)} cores)` : ''}`,
+        `${c.pass ? 'pass' : '**FAIL**'}${c.othersCores > NOISY_CORES ? ` (noisy: other processes and the hypervisor took ${c.othersCores.toFixed(2)} cores)` : ''}`,
       ]),
     ),
   );
@@ -488,19 +490,20 @@ export function foundationMarkdown(r: FoundationReport, command: string, note?: 
         fmtMs(o.latency.max),
         o.problems.length ? o.problems.join('; ') : 'none',
         fmtMs(o.sendLag.p99),
+        Number.isFinite(stolenCoresIn(p.cpu.open)) ? stolenCoresIn(p.cpu.open).toFixed(2) : '–',
       ]);
     }
   }
-  out.push(table(['Request', 'Path', 'Answered', 'p50', 'p90', 'p99', 'max', 'Errors', 'Generator send lag p99'], lrows));
+  out.push(table(['Request', 'Path', 'Answered', 'p50', 'p90', 'p99', 'max', 'Errors', 'Generator send lag p99', 'Cores stolen'], lrows));
   out.push('');
   out.push('"Generator send lag" is how late the load generator itself sent; if it is more than a millisecond or two, the harness, not the target, was short of CPU.');
   out.push('');
   out.push('### CPU per request');
   out.push('');
   const services = [...new Set(r.scenarios.flatMap((sc) => sc.paths.flatMap((p) => Object.keys(p.cpu.closed?.seconds ?? {}))))].filter(
-    (g) => !['load generator', 'gateway', 'issue', 'postgres', 'redis', 'nats', 'express', 'other'].includes(g),
+    (g) => !['load generator', 'gateway', 'issue', 'postgres', 'redis', 'nats', 'express', 'other', 'stolen'].includes(g),
   );
-  const groupCols = ['load generator', 'gateway', 'issue', ...services.sort(), 'postgres', 'redis', 'nats', 'express', 'other'];
+  const groupCols = ['load generator', 'gateway', 'issue', ...services.sort(), 'postgres', 'redis', 'nats', 'express', 'other', 'stolen'];
   const crows: string[][] = [];
   for (const sc of r.scenarios) {
     for (const p of sc.paths) {
@@ -524,7 +527,7 @@ export function foundationMarkdown(r: FoundationReport, command: string, note?: 
   }
   out.push(table(['Request', 'Path', 'Load', 'Cores busy', ...groupCols.map((g) => `${g} ms`)], crows));
   out.push('');
-  out.push('CPU milliseconds (user + system, from /proc) each process spent per successful request in the measured window. "load generator" is this harness (autocannon, the open-loop client, or the raw-SQL workers); "postgres" is the backends serving the benchmark\'s own connections plus Postgres\'s background processes; "redis" is the whole Redis server; "nats" the NATS server (the events each create publishes go through it); the other services of the run (campaign, webhook…) consume the events each create publishes; "other" is the rest of the machine\'s busy time (other people\'s processes and their Postgres backends). /proc counts in 10 ms ticks, so small figures are approximate.');
+  out.push('CPU milliseconds (user + system, from /proc) each process spent per successful request in the measured window. "load generator" is this harness (autocannon, the open-loop client, or the raw-SQL workers); "postgres" is the backends serving the benchmark\'s own connections plus Postgres\'s background processes; "redis" is the whole Redis server; "nats" the NATS server (the events each create publishes go through it); the other services of the run (campaign, webhook…) consume the events each create publishes; "other" is the rest of the machine\'s busy time (other people\'s processes and their Postgres backends); "stolen" is the time the hypervisor ran something else while this machine\'s CPUs wanted to run (steal in /proc/stat), during which every process here stood still. /proc counts in 10 ms ticks, so small figures are approximate.');
   out.push('');
   return out.join('\n');
 }

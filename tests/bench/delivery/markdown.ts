@@ -4,7 +4,7 @@ import type { DeliveryReport } from './bench.ts';
 
 const cores = (u: CpuUsage | undefined, g: string) => (u ? (u.seconds[g] ?? 0) / u.wallS : NaN);
 const fmtCores = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
-const CPU_GROUPS = ['delivery', 'webhook', 'postgres', 'nats', 'harness', 'other services', 'other'];
+const CPU_GROUPS = ['delivery', 'webhook', 'postgres', 'nats', 'harness', 'other services', 'other', 'stolen'];
 
 export function deliveryMarkdown(r: DeliveryReport, command: string, note: string | undefined, findings: string | undefined): string {
   const s = r.settings;
@@ -82,7 +82,7 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
   ];
   out.push(table(['window', ...CPU_GROUPS], rows));
   out.push('');
-  out.push('`postgres` = the backends of the metered processes plus Postgres\'s background processes; `nats` = the NATS server; `harness` = publisher, receivers (worker thread) and bare loops; `other` = everything else on the machine.');
+  out.push('`postgres` = the backends of the metered processes plus Postgres\'s background processes; `nats` = the NATS server; `harness` = publisher, receivers (worker thread) and bare loops; `other` = everything else on the machine; `stolen` = time the hypervisor ran something else while this machine\'s CPUs wanted to run (steal in /proc/stat), during which every process here stood still.');
   if (findings) {
     out.push('');
     out.push(findings.trim());

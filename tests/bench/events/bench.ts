@@ -649,7 +649,8 @@ async function capacityPhase(env: Env, mode: 'concurrent' | 'serial', rows: numb
   return r;
 }
 
-const othersCores = (u: CpuUsage | undefined) => (u ? (u.seconds.other ?? 0) / u.wallS : NaN);
+/** Cores taken from the benchmark by other processes and by the hypervisor (steal). */
+const othersCores = (u: CpuUsage | undefined) => (u ? ((u.seconds.other ?? 0) + (u.seconds.stolen ?? 0)) / u.wallS : NaN);
 
 function checksOf(latency: LatencyPhase[], throughput: ThroughputPhase[], s: EventsSettings): EventsCheck[] {
   const checks: EventsCheck[] = [];

@@ -31,7 +31,7 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
   out.push('');
   out.push(`Machine: ${machineLine(m, [r.postgres, r.nats])}. Load average (1/5/15 min) at start ${m.loadAverage.join(' / ')}, at end ${r.loadAtEnd.join(' / ')}.`);
   const windows = [...r.latency.map((l) => l.cpu), ...r.throughput.map((t) => t.cpu), ...r.capacity.map((c) => c.cpu)];
-  const others = windows.flatMap((u) => (u ? [(u.seconds.other ?? 0) / u.wallS] : []));
+  const others = windows.flatMap((u) => (u ? [((u.seconds.other ?? 0) + (u.seconds.stolen ?? 0)) / u.wallS] : []));
   const busiest = others.length ? Math.max(...others) : NaN;
   const quiet = m.loadAverage[0] <= 0.25 * m.nproc && !(busiest > 0.1);
   if (note || !quiet) {
@@ -40,7 +40,7 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
     if (note && !quiet) out.push('>');
     if (!quiet) {
       out.push(
-        `> Not a quiet machine: load average ${m.loadAverage[0]} at start, and processes outside the benchmark used up to ${Number.isFinite(busiest) ? busiest.toFixed(2) : '?'} cores during a measured window. Compare these figures with the targets only after a rerun on a quiet machine.`,
+        `> Not a quiet machine: load average ${m.loadAverage[0]} at start, and processes outside the benchmark and the hypervisor (steal) took up to ${Number.isFinite(busiest) ? busiest.toFixed(2) : '?'} cores during a measured window. Compare these figures with the targets only after a rerun on a quiet machine.`,
       );
     }
   }
@@ -75,7 +75,7 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
         c.baseline,
         fmtRatio(c.ratio),
         c.threshold,
-        `${c.pass ? 'pass' : '**FAIL**'}${c.othersCores > NOISY_CORES ? ` (noisy: other processes used ${c.othersCores.toFixed(2)} cores)` : ''}`,
+        `${c.pass ? 'pass' : '**FAIL**'}${c.othersCores > NOISY_CORES ? ` (noisy: other processes and the hypervisor took ${c.othersCores.toFixed(2)} cores)` : ''}`,
       ]),
     ),
   );
@@ -230,7 +230,7 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
   }
   out.push('### CPU');
   out.push('');
-  const groups = ['bench process', 'nats', 'postgres', 'other'];
+  const groups = ['bench process', 'nats', 'postgres', 'other', 'stolen'];
   const label = (g: string) => (g === 'nats' ? 'nats-server' : g);
   const rowsCpu: string[][] = [];
   const add = (label: string, u: EventsReport['latency'][number]['cpu']) => {
@@ -243,7 +243,7 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
   for (const c of r.capacity) add(`relay capacity, ${c.mode}`, c.cpu);
   out.push(table(['Window', 'Cores busy', ...groups.map((g) => `${label(g)} (cores)`)], rowsCpu));
   out.push('');
-  out.push('Cores used on average in each measured window (user + system, from /proc). "bench process" is producers, relay and consumers together; "postgres" is the backends of this process plus Postgres\'s background processes; "other" is the rest of the machine (other people\'s work).');
+  out.push('Cores used on average in each measured window (user + system, from /proc). "bench process" is producers, relay and consumers together; "postgres" is the backends of this process plus Postgres\'s background processes; "other" is the rest of the machine (other people\'s work); "stolen" is time the hypervisor ran something else while this machine\'s CPUs wanted to run (steal in /proc/stat).');
   out.push('');
   return out.join('\n');
 }

@@ -17,12 +17,17 @@ const PG_PORT = Number(new URL(TEST_DATABASE_URL).port || 5432);
 interface Snapshot {
   wallMs: number;
   machineBusyTicks: number;
+  stolenTicks: number;
   ticks: Map<number, { group: string; ticks: number }>;
 }
 
 export interface CpuUsage {
   wallS: number;
-  /** CPU seconds per group, plus `other` (machine busy time nobody above accounts for). */
+  /**
+   * CPU seconds per group, plus `stolen` (time the hypervisor ran something else while this
+   * machine's vCPUs wanted to run: every process here stood still meanwhile) and `other` (the
+   * rest of the machine's busy time, which nobody above accounts for).
+   */
   seconds: Record<string, number>;
   /** Cores busy on average over the window, machine-wide. */
   coresBusy: number;
@@ -39,13 +44,15 @@ function procTicks(pid: number): number | undefined {
   }
 }
 
-function machineBusy(): number {
+/** Machine-wide ticks from /proc/stat: busy (everything but idle and iowait, steal included) and stolen. */
+function machineTicks(): { busy: number; stolen: number } {
   try {
     const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    // user nice system idle iowait irq softirq steal …: busy is everything but idle and iowait.
-    return cpu.reduce((a, b) => a + b, 0) - (cpu[3] ?? 0) - (cpu[4] ?? 0);
+    // user nice system idle iowait irq softirq steal guest guest_nice; guest time is already in user.
+    const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
+    return { busy: total - (cpu[3] ?? 0) - (cpu[4] ?? 0), stolen: cpu[7] ?? 0 };
   } catch {
-    return NaN;
+    return { busy: NaN, stolen: NaN };
   }
 }
 
@@ -135,7 +142,8 @@ function snapshot(pids: Map<number, string>): Snapshot {
     const t = procTicks(pid);
     if (t !== undefined) ticks.set(pid, { group, ticks: t });
   }
-  return { wallMs: performance.now(), machineBusyTicks: machineBusy(), ticks };
+  const machine = machineTicks();
+  return { wallMs: performance.now(), machineBusyTicks: machine.busy, stolenTicks: machine.stolen, ticks };
 }
 
 export interface CpuMeter {
@@ -178,7 +186,8 @@ export function cpuMeter(groups: CpuGroups): CpuMeter {
       }
       const wallS = (after.wallMs - before.wallMs) / 1000;
       const busyS = (after.machineBusyTicks - before.machineBusyTicks) / TICKS_PER_S;
-      seconds.other = Math.max(0, busyS - attributed);
+      seconds.stolen = (after.stolenTicks - before.stolenTicks) / TICKS_PER_S;
+      seconds.other = Math.max(0, busyS - seconds.stolen - attributed);
       usage = { wallS, seconds, coresBusy: busyS / wallS };
     },
     get usage() {
@@ -207,7 +216,7 @@ export async function settle(groups: CpuGroups, opts: { idleCores?: number; samp
     const u = meter.usage;
     if (!u) break;
     const ours = Object.entries(u.seconds)
-      .filter(([g]) => g !== 'other')
+      .filter(([g]) => g !== 'other' && g !== 'stolen')
       .reduce((a, [, v]) => a + v, 0);
     if (ours / u.wallS <= idle) return { waitedS: (performance.now() - t0) / 1000, settled: true };
   }

@@ -6,7 +6,7 @@ import { post, type PostResult } from '../attempt/post.ts';
 import { resolveTarget, type Resolver } from '../attempt/target.ts';
 import type { EndpointDirectory } from '../clients/endpoint-directory.ts';
 import { nextStep } from '../domain/schedule.ts';
-import { deliveryHeaders } from '../domain/signatures.ts';
+import { deliveryHeaders, signingKeysOf } from '../domain/signatures.ts';
 import { newAttemptId } from '../domain/ids.ts';
 import type { Handoff, Reservation } from '../fanout/fanout.ts';
 import { claimDue, deferDue, msUntilNextDue, recordAttempts, releaseLease, type AttemptCompletion, type ClaimedDelivery, type UnreportedOutcome } from '../storage/deliveries.ts';
@@ -342,7 +342,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
         outcome = target.refused ? 'refused' : 'failed';
       } else {
         const body = Buffer.from(row.body, 'utf8');
-        const headers = deliveryHeaders({ secret: endpoint.secret, eventType: row.event_type, envelopeId: row.event_id, attemptId, body });
+        const headers = deliveryHeaders({ secret: signingKeysOf(endpoint), eventType: row.event_type, envelopeId: row.event_id, attemptId, body });
         result = await opts.breakers.fire(row.endpoint_id, async () => {
           const r = await post(url, target, body, headers, { signal: controller.signal, timeoutMs: opts.attemptTimeoutMs, agents });
           if (r.unhealthy) throw new UnhealthyResult(r);
