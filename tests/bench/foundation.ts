@@ -48,7 +48,7 @@ export const DEFAULT_SETTINGS: FoundationSettings = {
   durationS: 10,
   rate: 200,
   openWarmupS: 1,
-  openDurationS: 10,
+  openDurationS: 30,
   seedIssues: 500,
   pageSize: 50,
   rateLimitMax: 1_000_000,
