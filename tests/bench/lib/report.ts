@@ -34,7 +34,7 @@ Running it:
 - \`npm run bench\` from the repository root (turbo runs the \`bench\` script of \`tests\`). It
   needs the same local Postgres, Redis and NATS as the end-to-end tests, starts the services
   itself, stops by itself (about 15 minutes for all three benchmarks on a
-  2-core machine; `--only=` runs one), and removes every process and schema it created.
+  2-core machine; \`--only=\` runs one), and removes every process and schema it created.
 - Options go to the workspace script: \`npm run bench -w tests -- --quick\` (short runs to check
   the harness, docs untouched), \`--only=list|create\`, \`--no-write\`, \`--note="…"\`,
   \`--service-env=DB_POOL_MAX=5\` (repeatable; listed in the report), \`--cpu-prof=DIR\` (CPU
