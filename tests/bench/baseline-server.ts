@@ -1,7 +1,7 @@
 /**
  * The "bare express" baseline, run as its own process (forked by lib/baseline.ts): express 5
  * with the same app settings as libs/http createApp (no x-powered-by, no ETag) and the same
- * JSON body parser on POST, but no auth, tracing, metrics, logging, validation or database.
+ * JSON body parser on POST, served by the same libs/http `createAppServer`, but no auth, tracing, metrics, logging, validation or database.
  * The list route answers the very bytes the issue service answered; create answers a fixed
  * {id, seqNumber} 201 with a Location header, as the issue service does.
  *
@@ -10,6 +10,7 @@
  */
 import type { Server } from 'node:http';
 import express from 'express';
+import { createAppServer } from '@preflight/http';
 
 export interface BaselineConfig {
   listBody: string;
@@ -33,7 +34,10 @@ function serve(cfg: BaselineConfig): Promise<Server> {
     res.send(cfg.createBody);
   });
   return new Promise((resolve, reject) => {
-    const server = app.listen(0, '127.0.0.1', (err?: Error) => (err ? reject(err) : resolve(server)));
+    // Served the way libs/http serve() serves the services (requests born with express's prototypes).
+    const server = createAppServer(app);
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve(server));
     // Same keep-alive settings as libs/http serve().
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;

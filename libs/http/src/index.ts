@@ -6,4 +6,4 @@ export { parseBody, parseQuery, pathId, isUuid, fieldErrors } from './validate.t
 export { callerOf, callerHeaders, orgScopeOf, requireAdmin, requireApiKey, CALLER_HEADERS, INTERNAL_HEADER_PREFIX, type Caller } from './caller.ts';
 export { createRegistry, httpMetrics } from './metrics.ts';
 export { traceMiddleware, parseTraceparent, outgoingTraceparent, newTrace, newSpanId } from './trace.ts';
-export { serve, exitOnFatalErrors, type ServeOptions, type RunningServer } from './server.ts';
+export { serve, createAppServer, exitOnFatalErrors, type ServeOptions, type RunningServer } from './server.ts';

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Express } from 'express';
 import { z } from 'zod';
 import { createLogger } from '@preflight/log';
 import { AppError, createApp, createRegistry, parseBody, pathId, sendJson, serve, type RunningServer } from '../src/index.ts';
 
 let server: RunningServer;
 let base: string;
+let appOf: Express;
 
 beforeAll(async () => {
   const logger = createLogger('http-test', { level: 'silent' });
@@ -18,6 +20,7 @@ beforeAll(async () => {
       throw new AppError('conflict', 'Already closed.', { currentState: 'Closed' });
     });
   });
+  appOf = app;
   server = await serve({ app, port: 0, host: '127.0.0.1', logger, exitOnShutdown: false });
   base = `http://127.0.0.1:${server.port}`;
 });
@@ -108,6 +111,24 @@ describe('createApp', () => {
       expect(res.headers.get('content-type')).toBe(`${accept}; charset=utf-8`);
       expect(await res.json()).toEqual({ id });
     }
+  });
+
+  it('hands express requests and responses that already have its prototypes', async () => {
+    // express re-parents plain ones on every request (Object.setPrototypeOf), which cost V8 new
+    // hidden classes in the old generation and young-generation GCs of 2–11 ms instead of
+    // 0.4 ms (libs/http/src/server.ts, createAppServer).
+    const seen: boolean[] = [];
+    const check = (req: object, res: object) => seen.push(Object.getPrototypeOf(req) === appOf.request && Object.getPrototypeOf(res) === appOf.response);
+    server.server.prependListener('request', check);
+    try {
+      const id = '8a6e0804-2bd0-4672-b79d-d97027f9071a';
+      const res = await fetch(`${base}/things/${id}?x=1`, { headers: { accept: 'application/json' } });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ id });
+    } finally {
+      server.server.off('request', check);
+    }
+    expect(seen).toEqual([true]);
   });
 
   it('serves health, readiness and metrics', async () => {
