@@ -7,7 +7,7 @@ import { deliveryHeaders, signingKeysOf } from '../src/domain/signatures.ts';
 const specSignature = (secret: string, body: Buffer) => `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex')}`;
 
 function signedBy(endpoint: { secret: string }, body: Buffer) {
-  return deliveryHeaders({ secret: signingKeysOf(endpoint), eventType: 'issue.created', envelopeId: 'evt_1', attemptId: 'att_1', body });
+  return deliveryHeaders({ keys: signingKeysOf(endpoint), eventType: 'issue.created', envelopeId: 'evt_1', attemptId: 'att_1', body });
 }
 
 describe('signing with the keys cached per endpoint', () => {

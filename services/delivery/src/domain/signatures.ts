@@ -10,14 +10,12 @@ import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
  *   HMAC-SHA256 of `${id}.${timestamp}.${body}` keyed with the base64-DECODED secret, so that
  *   `new Webhook('whsec_' + secret).verify(body, headers)` accepts it.
  */
-export function serviceSignature(secret: string | SigningKeys, body: Uint8Array): string {
-  const key = typeof secret === 'string' ? signingKeys(secret).service : secret.service;
-  return `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
+export function serviceSignature(keys: SigningKeys, body: Uint8Array): string {
+  return `sha256=${createHmac('sha256', keys.service).update(body).digest('hex')}`;
 }
 
-export function standardWebhookSignature(secret: string | SigningKeys, id: string, timestampSeconds: number, body: Uint8Array): string {
-  const key = typeof secret === 'string' ? signingKeys(secret).standard : secret.standard;
-  const mac = createHmac('sha256', key).update(`${id}.${timestampSeconds}.`).update(body).digest('base64');
+export function standardWebhookSignature(keys: SigningKeys, id: string, timestampSeconds: number, body: Uint8Array): string {
+  const mac = createHmac('sha256', keys.standard).update(`${id}.${timestampSeconds}.`).update(body).digest('base64');
   return `v1,${mac}`;
 }
 
@@ -29,7 +27,7 @@ export interface SigningKeys {
   standard: KeyObject;
 }
 
-export function signingKeys(secret: string): SigningKeys {
+function signingKeys(secret: string): SigningKeys {
   return {
     service: createSecretKey(Buffer.from(secret, 'utf8')),
     standard: createSecretKey(Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64')),
@@ -54,7 +52,7 @@ export const USER_AGENT = 'Preflight-Webhooks/1.0';
 
 /** Every header of one attempt, lower-case names. */
 export function deliveryHeaders(input: {
-  secret: string | SigningKeys;
+  keys: SigningKeys;
   eventType: string;
   envelopeId: string;
   attemptId: string;
@@ -67,9 +65,9 @@ export function deliveryHeaders(input: {
     'user-agent': USER_AGENT,
     'x-service-event': input.eventType,
     'x-service-delivery': input.attemptId,
-    'x-service-signature': serviceSignature(input.secret, input.body),
+    'x-service-signature': serviceSignature(input.keys, input.body),
     'webhook-id': input.envelopeId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': standardWebhookSignature(input.secret, input.envelopeId, timestamp, input.body),
+    'webhook-signature': standardWebhookSignature(input.keys, input.envelopeId, timestamp, input.body),
   };
 }

@@ -342,7 +342,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
         outcome = target.refused ? 'refused' : 'failed';
       } else {
         const body = Buffer.from(row.body, 'utf8');
-        const headers = deliveryHeaders({ secret: signingKeysOf(endpoint), eventType: row.event_type, envelopeId: row.event_id, attemptId, body });
+        const headers = deliveryHeaders({ keys: signingKeysOf(endpoint), eventType: row.event_type, envelopeId: row.event_id, attemptId, body });
         result = await opts.breakers.fire(row.endpoint_id, async () => {
           const r = await post(url, target, body, headers, { signal: controller.signal, timeoutMs: opts.attemptTimeoutMs, agents });
           if (r.unhealthy) throw new UnhealthyResult(r);
