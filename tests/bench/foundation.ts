@@ -7,7 +7,7 @@ import { call, freshTenant } from '../support/client.ts';
 import { startSystem } from '../support/system.ts';
 import { startBaseline } from './lib/baseline.ts';
 import { httpThroughput, opThroughput, type HttpTarget, type ThroughputResult } from './lib/closed-loop.ts';
-import { cpuMeter, settle, type CpuGroups, type CpuUsage } from './lib/cpu.ts';
+import { coresTakenFromRun, cpuMeter, settle, type CpuGroups, type CpuUsage } from './lib/cpu.ts';
 import { machineFacts, type MachineFacts } from './lib/machine.ts';
 import { httpOp, openLoop, type OpenLoopResult } from './lib/open-loop.ts';
 import { startRawSqlBaseline } from './lib/raw-sql.ts';
@@ -91,10 +91,6 @@ export interface TargetCheck {
   othersCores: number;
 }
 
-/** Cores taken from the benchmark during a window by processes outside it and by the hypervisor; NaN when unmeasured. */
-function othersCoresIn(u: CpuUsage | undefined): number {
-  return u ? ((u.seconds.other ?? 0) + (u.seconds.stolen ?? 0)) / u.wallS : NaN;
-}
 /** Cores the hypervisor took from this machine during a window; NaN when unmeasured. */
 const stolenCoresIn = (u: CpuUsage | undefined): number => (u ? (u.seconds.stolen ?? 0) / u.wallS : NaN);
 const worst = (...v: number[]) => v.reduce((a, b) => (Number.isNaN(a) ? b : Number.isNaN(b) ? a : Math.max(a, b)), NaN);
@@ -347,7 +343,7 @@ function checksOf(scenarios: ScenarioFigures[], s: FoundationSettings): TargetCh
       ratio: fmtRatio(r),
       threshold: `≥ ${min}×`,
       pass: r >= min,
-      othersCores: worst(othersCoresIn(a.cpu.closed), othersCoresIn(b.cpu.closed)),
+      othersCores: worst(coresTakenFromRun(a.cpu.closed), coresTakenFromRun(b.cpu.closed)),
     });
   };
   const p99Check = (target: string, a: PathFigures | undefined, direct: PathFigures | undefined, maxMs: number) => {
@@ -360,7 +356,7 @@ function checksOf(scenarios: ScenarioFigures[], s: FoundationSettings): TargetCh
       ratio: direct ? fmtRatio(v / direct.openLoop.latency.p99) : '–',
       threshold: `≤ ${maxMs} ms`,
       pass: v <= maxMs && a.openLoop.failed === 0,
-      othersCores: othersCoresIn(a.cpu.open),
+      othersCores: coresTakenFromRun(a.cpu.open),
     });
   };
   const gl = figures(scenarios, 'list', 'gateway');
@@ -376,7 +372,7 @@ function checksOf(scenarios: ScenarioFigures[], s: FoundationSettings): TargetCh
       ratio: '–',
       threshold: '≥ 600/s',
       pass: gc.throughput.rps >= 600,
-      othersCores: othersCoresIn(gc.cpu.closed),
+      othersCores: coresTakenFromRun(gc.cpu.closed),
     });
   }
   ratioCheck('Create throughput: gateway ÷ raw SQL', gc, figures(scenarios, 'create', 'raw-sql'), 0.7);
@@ -402,7 +398,7 @@ export function foundationMarkdown(r: FoundationReport, command: string, note?: 
   out.push('');
   out.push(`Machine: ${machineLine(m, [r.postgres])}. Load average (1/5/15 min) at start ${m.loadAverage.join(' / ')}, at end ${r.loadAtEnd.join(' / ')}.`);
   // How busy the rest of the machine was while we measured: the honest caveat on every figure.
-  const othersCores = r.scenarios.flatMap((sc) => sc.paths.flatMap((p) => [p.cpu.closed, p.cpu.open])).flatMap((u) => (u ? [othersCoresIn(u)] : []));
+  const othersCores = r.scenarios.flatMap((sc) => sc.paths.flatMap((p) => [p.cpu.closed, p.cpu.open])).flatMap((u) => (u ? [coresTakenFromRun(u)] : []));
   const busiest = othersCores.length ? Math.max(...othersCores) : NaN;
   const quiet = m.loadAverage[0] <= 0.25 * m.nproc && !(busiest > 0.1);
   if (note || !quiet) {

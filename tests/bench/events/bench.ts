@@ -9,7 +9,7 @@ import { createEvent, encodeEvent, toTimestamp, type EncodedEvent } from '@prefl
 import { createLogger } from '@preflight/log';
 import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, isolatedName } from '@preflight/testing';
 import { opThroughput, type ThroughputResult } from '../lib/closed-loop.ts';
-import { cpuMeter, settle, type CpuGroups, type CpuUsage } from '../lib/cpu.ts';
+import { coresTakenFromRun, cpuMeter, settle, type CpuGroups, type CpuUsage } from '../lib/cpu.ts';
 import { machineFacts, type MachineFacts } from '../lib/machine.ts';
 import { openLoop, type OpenLoopResult } from '../lib/open-loop.ts';
 import { Samples, summarise, type LatencySummary } from '../lib/stats.ts';
@@ -649,8 +649,6 @@ async function capacityPhase(env: Env, mode: 'concurrent' | 'serial', rows: numb
   return r;
 }
 
-/** Cores taken from the benchmark by other processes and by the hypervisor (steal). */
-const othersCores = (u: CpuUsage | undefined) => (u ? ((u.seconds.other ?? 0) + (u.seconds.stolen ?? 0)) / u.wallS : NaN);
 
 function checksOf(latency: LatencyPhase[], throughput: ThroughputPhase[], s: EventsSettings): EventsCheck[] {
   const checks: EventsCheck[] = [];
@@ -664,7 +662,7 @@ function checksOf(latency: LatencyPhase[], throughput: ThroughputPhase[], s: Eve
       ratio: lb ? lo.e2e.p99 / lb.e2e.p99 : NaN,
       threshold: '≤ 25 ms',
       pass: lo.e2e.p99 <= 25 && lo.received === lo.measured && lo.open.failed === 0,
-      othersCores: othersCores(lo.cpu),
+      othersCores: coresTakenFromRun(lo.cpu),
     });
   }
   const to = throughput.find((t) => t.path === 'outbox' && t.withConsumer && !t.former);
@@ -677,7 +675,7 @@ function checksOf(latency: LatencyPhase[], throughput: ThroughputPhase[], s: Eve
       ratio: tb ? to.sustained / tb.publishedPerS : NaN,
       threshold: '≥ 2,000/s',
       pass: to.sustained >= 2000 && to.closed.problems.length === 0,
-      othersCores: othersCores(to.cpu),
+      othersCores: coresTakenFromRun(to.cpu),
     });
   }
   return checks;

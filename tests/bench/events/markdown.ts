@@ -1,3 +1,4 @@
+import { coresTakenFromRun } from '../lib/cpu.ts';
 import { fmtMs, fmtRate, fmtRatio, machineLine, table } from '../lib/report.ts';
 import type { CapacityPhase, EventsReport, ThroughputPhase } from './bench.ts';
 
@@ -31,7 +32,7 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
   out.push('');
   out.push(`Machine: ${machineLine(m, [r.postgres, r.nats])}. Load average (1/5/15 min) at start ${m.loadAverage.join(' / ')}, at end ${r.loadAtEnd.join(' / ')}.`);
   const windows = [...r.latency.map((l) => l.cpu), ...r.throughput.map((t) => t.cpu), ...r.capacity.map((c) => c.cpu)];
-  const others = windows.flatMap((u) => (u ? [((u.seconds.other ?? 0) + (u.seconds.stolen ?? 0)) / u.wallS] : []));
+  const others = windows.flatMap((u) => (u ? [coresTakenFromRun(u)] : []));
   const busiest = others.length ? Math.max(...others) : NaN;
   const quiet = m.loadAverage[0] <= 0.25 * m.nproc && !(busiest > 0.1);
   if (note || !quiet) {

@@ -146,6 +146,11 @@ function snapshot(pids: Map<number, string>): Snapshot {
   return { wallMs: performance.now(), machineBusyTicks: machine.busy, stolenTicks: machine.stolen, ticks };
 }
 
+/** Cores taken from the run during a window by processes outside it and by the hypervisor (steal); NaN when unmeasured. */
+export function coresTakenFromRun(u: CpuUsage | undefined): number {
+  return u ? ((u.seconds.other ?? 0) + (u.seconds.stolen ?? 0)) / u.wallS : NaN;
+}
+
 export interface CpuMeter {
   /** Finds the processes to meter (a /proc scan and a Postgres query); call it just before the window. */
   prepare(): Promise<void>;
