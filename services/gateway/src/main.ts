@@ -1,7 +1,10 @@
+import { applyRuntimeFlags } from '@preflight/config';
 import { exitOnFatalErrors } from '@preflight/http';
 import { createLogger } from '@preflight/log';
 import { migrateOnly, startGateway } from './app.ts';
 import { loadGatewayConfig } from './config.ts';
+
+applyRuntimeFlags();
 
 const config = loadGatewayConfig();
 const logger = createLogger('gateway', { level: config.LOG_LEVEL });

@@ -1,7 +1,10 @@
+import { applyRuntimeFlags } from '@preflight/config';
 import { exitOnFatalErrors } from '@preflight/http';
 import { createLogger } from '@preflight/log';
 import { migrateIssueSchema, startIssueService } from './app.ts';
 import { loadIssueConfig } from './config.ts';
+
+applyRuntimeFlags();
 
 const config = loadIssueConfig();
 const logger = createLogger('issue', { level: config.LOG_LEVEL });

@@ -1,7 +1,10 @@
+import { applyRuntimeFlags } from '@preflight/config';
 import { exitOnFatalErrors } from '@preflight/http';
 import { createLogger } from '@preflight/log';
 import { migrateWebhookSchema, startWebhookService } from './app.ts';
 import { loadWebhookConfig } from './config.ts';
+
+applyRuntimeFlags();
 
 const config = loadWebhookConfig();
 const logger = createLogger('webhook', { level: config.LOG_LEVEL });
