@@ -20,7 +20,7 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
       'later runs, measures processes that have been working (just started, they ran at about half speed for several seconds and the ' +
       'backlog of those seconds filled the window). The control run and the run with a hanging endpoint each start right ' +
       'after a `VACUUM (ANALYZE)` of the delivery tables (the phases before leave tens of thousands of dead row versions, which autovacuum ' +
-      'would otherwise clean up inside whichever window it fell), and the hanging run is compared with the better of run 1 and the control run.',
+      'would otherwise clean up inside whichever window it fell); these two last ' + `${s.compareDurationS} s each (run 1: ${s.durationS} s), and the hanging run is compared with the control run, like against like.`,
   );
   out.push('');
   out.push(`Machine: ${machineLine(r.machine, [`load average ${r.machine.loadAverage.join(' / ')} at start, ${r.loadAtEnd.join(' / ')} at end`])}.`);
@@ -32,7 +32,7 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
   out.push('');
   out.push(table(['target', 'measured', 'threshold', 'ratio', ''], r.checks.map((c) => [c.target, c.measured, c.threshold, c.ratio, c.pass ? 'pass' : '**miss**'])));
   out.push('');
-  out.push(`### Event → receiver latency (open loop, ${s.rate} events/s × ${s.endpoints} endpoints = ${(s.rate * s.endpoints).toLocaleString('en-US')} deliveries/s, ${s.warmupS} s warm-up + ${s.durationS} s)`);
+  out.push(`### Event → receiver latency (open loop, ${s.rate} events/s × ${s.endpoints} endpoints = ${(s.rate * s.endpoints).toLocaleString('en-US')} deliveries/s, ${s.warmupS} s warm-up + ${s.durationS} s; the control and hanging runs ${s.compareDurationS} s)`);
   out.push('');
   out.push(
     table(
