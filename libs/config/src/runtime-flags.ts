@@ -1,10 +1,11 @@
 import { setFlagsFromString } from 'node:v8';
 
 /**
- * V8 settings every service process runs with, applied by `applyRuntimeFlags()` as the first
- * statement of each service's main.ts, so they hold however the process is launched (npm
- * start, the tests, the container's `node main.js`, the chart's migration job); Node accepts
- * neither flag in NODE_OPTIONS.
+ * V8 settings for the services that read Postgres results on every request or message
+ * (campaign, issue, webhook, delivery; not the gateway, see its main.ts), applied by
+ * `applyRuntimeFlags()` as the first statement of their main.ts, so they hold however the
+ * process is launched (npm start, the tests, the container's `node main.js`, the chart's
+ * migration job); Node does not accept the flag in NODE_OPTIONS.
  *
  * `--no-allocation-site-pretenuring`: V8 watches, per allocation site, how many of its objects
  * survive a young-generation GC, and once ~85 % do while the young generation is at its full
