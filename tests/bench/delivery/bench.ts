@@ -77,7 +77,12 @@ export interface LatencyPhase {
   badSignatures: number;
   cpu: CpuUsage | undefined;
   settledS: number;
+  /** p99 and max of the events published in each `TIMELINE_BUCKET_S` of the measured window, in order. */
+  timeline: Array<{ p99: number; max: number }>;
 }
+
+/** Seconds of publishing per timeline bucket: where in a window its slowest deliveries fall. */
+export const TIMELINE_BUCKET_S = 5;
 
 export interface ThroughputPhase {
   name: string;
@@ -392,6 +397,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     const seen = new Set<string>();
     const all = new Samples();
     const perReceiver = Array.from({ length: s.endpoints }, () => new Samples());
+    const buckets = Array.from({ length: Math.ceil(durationS / TIMELINE_BUCKET_S) }, () => new Samples());
     let duplicates = 0;
     for (const r of records) {
       const key = `${r.r}:${r.id}`;
@@ -403,6 +409,8 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
       const ms = Number(BigInt(r.arrivedNs) - BigInt(r.publishedNs)) / 1e6;
       all.push(ms);
       perReceiver[r.r]!.push(ms);
+      // Events are published at a fixed rate, so an event's number tells when it was published.
+      buckets[Math.min(buckets.length - 1, Math.floor((r.seq - warmupCount) / s.rate / TIMELINE_BUCKET_S))]!.push(ms);
     }
     const measuredEvents = seq - warmupCount - failedMeasured.size;
     const latency = summarise(all.values());
@@ -419,7 +427,12 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
       badSignatures: receivers.badSignatures - bad0,
       cpu: meter.usage,
       settledS,
+      timeline: buckets.map((b) => {
+        const sum = summarise(b.values());
+        return { p99: sum.p99, max: sum.max };
+      }),
     };
+    log(`  p99 by ${TIMELINE_BUCKET_S} s of publishing: ${phase.timeline.map((t) => `${t.p99.toFixed(1)}`).join(' · ')} ms (max ${phase.timeline.map((t) => t.max.toFixed(0)).join(' · ')})`);
     log(`  p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms; ${phase.arrived}/${phase.expected} arrived${open.problems.length ? `; PROBLEMS: ${open.problems.join(', ')}` : ''}`);
     return phase;
   }
@@ -606,7 +619,17 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
   await vacuumDeliveryTables();
   const hang = await createWebhook(receivers.hangingPorts[0]!, 'hanging');
   log(`added webhook ${hang.id} → a receiver that never answers`);
+  const hangAddedAt = Date.now();
   latency.push(await latencyPhase('hanging', `${s.endpoints} healthy endpoints + 1 hanging endpoint`, s.compareDurationS));
+  // When the webhook service disabled the hanging endpoint (5 failed deliveries), if it did:
+  // from then on the delivery service cancels its whole backlog, which the timeline may show.
+  const listed = await call(sys, 'GET', `/admin/v1/organizations/${orgId}/webhooks`, { token: sys.adminToken });
+  const hangState = (listed.body as Array<{ id: string; consecutiveFailures: number; disabledAt: string | null }>).find((w) => w.id === hang.id);
+  const measuredFrom = hangAddedAt + (latency.at(-1)!.settledS + s.warmupS) * 1000;
+  log(
+    `  hanging endpoint after the run: ${hangState?.consecutiveFailures ?? '?'} consecutive failed deliveries, ` +
+      (hangState?.disabledAt ? `disabled ${((Date.parse(hangState.disabledAt) - measuredFrom) / 1000).toFixed(1)} s into the measured window` : 'not disabled'),
+  );
 
   const [healthy, control, hanging] = latency as [LatencyPhase, LatencyPhase, LatencyPhase];
   const [sustained, bare] = throughput as [ThroughputPhase, ThroughputPhase, ThroughputPhase];

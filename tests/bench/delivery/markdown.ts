@@ -1,6 +1,6 @@
 import type { CpuUsage } from '../lib/cpu.ts';
 import { fmtMs, fmtRate, machineLine, table } from '../lib/report.ts';
-import type { DeliveryReport } from './bench.ts';
+import { TIMELINE_BUCKET_S, type DeliveryReport } from './bench.ts';
 
 const cores = (u: CpuUsage | undefined, g: string) => (u ? (u.seconds[g] ?? 0) / u.wallS : NaN);
 const fmtCores = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
@@ -51,6 +51,10 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
       ]),
     ),
   );
+  out.push('');
+  out.push(`p99 (and max) of the events published in each ${TIMELINE_BUCKET_S} s of the measured window, in order, to show when in a run its slowest deliveries fell:`);
+  out.push('');
+  for (const p of r.latency) out.push(`- ${p.label}: ${p.timeline.map((t) => `${fmtMs(t.p99)} (${fmtMs(t.max)})`).join(' · ')}`);
   out.push('');
   out.push('### Throughput');
   out.push('');
