@@ -329,6 +329,27 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     }
   }
 
+  /**
+   * Autovacuum and autoanalyze runs on the services' tables that finished after `since`, as
+   * seconds from it: they stall every writer of those tables for a moment, so the timeline of
+   * a run reads better beside them.
+   */
+  async function autovacuumsSince(since: number): Promise<string[]> {
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ schemaname: string; relname: string; kind: string; at: Date }>(
+        `select schemaname, relname, kind, at from pg_stat_user_tables,
+           lateral (values ('autovacuum', last_autovacuum), ('autoanalyze', last_autoanalyze)) as v(kind, at)
+         where schemaname = any($1) and at >= to_timestamp($2 / 1000.0) order by at`,
+        [Object.values(sys.schemas), since],
+      );
+      return rows.map((r) => `${r.kind} ${r.relname} (${Object.entries(sys.schemas).find(([, v]) => v === r.schemaname)?.[0] ?? r.schemaname}) at ${((r.at.getTime() - since) / 1000).toFixed(1)} s`);
+    } finally {
+      await client.end();
+    }
+  }
+
   const quiesce = async () => {
     const r = await settle(groups, { maxS: 30 });
     if (r.waitedS > 3) log(`  waited ${r.waitedS.toFixed(0)} s for the system to go idle${r.settled ? '' : ' (it did not; measuring anyway)'}`);
@@ -365,6 +386,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     const start = receivers.arrivals;
     const meter = cpuMeter(groups);
     await meter.prepare();
+    const phaseStart = Date.now();
     const open = await openLoop(
       async () => {
         const n = seq++;
@@ -432,6 +454,8 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
         return { p99: sum.p99, max: sum.max };
       }),
     };
+    const vacuums = await autovacuumsSince(phaseStart + s.warmupS * 1000);
+    log(`  autovacuum during the run (last run per table, s from the measured window's start): ${vacuums.length > 0 ? vacuums.join(', ') : 'none'}`);
     log(`  p99 by ${TIMELINE_BUCKET_S} s of publishing: ${phase.timeline.map((t) => `${t.p99.toFixed(1)}`).join(' · ')} ms (max ${phase.timeline.map((t) => t.max.toFixed(0)).join(' · ')})`);
     log(`  p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms; ${phase.arrived}/${phase.expected} arrived${open.problems.length ? `; PROBLEMS: ${open.problems.join(', ')}` : ''}`);
     return phase;
