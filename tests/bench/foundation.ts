@@ -1,8 +1,6 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import pg from 'pg';
 import { ISSUE_SEVERITIES, ISSUE_TYPES } from '@preflight/contract';
 import { callerHeaders } from '@preflight/http';
-import { TEST_DATABASE_URL } from '@preflight/testing';
 import { call, freshTenant } from '../support/client.ts';
 import { startSystem } from '../support/system.ts';
 import { startBaseline } from './lib/baseline.ts';
@@ -12,6 +10,7 @@ import { machineFacts, type MachineFacts } from './lib/machine.ts';
 import { httpOp, openLoop, type OpenLoopResult } from './lib/open-loop.ts';
 import { startRawSqlBaseline } from './lib/raw-sql.ts';
 import { fmtMs, fmtRate, fmtRatio, machineLine, table } from './lib/report.ts';
+import { postgresVersion } from './lib/postgres.ts';
 
 /**
  * The foundation benchmark: the public issue list and create, through the gateway, beside the
@@ -110,19 +109,6 @@ export interface FoundationReport {
 export type Cleanup = (fn: () => Promise<unknown>) => void;
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
-
-async function postgresVersion(): Promise<string> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ v: string; sc: string }>(
-      "select current_setting('server_version') as v, current_setting('synchronous_commit') as sc",
-    );
-    return `PostgreSQL ${rows[0]!.v} (synchronous_commit=${rows[0]!.sc})`;
-  } finally {
-    await client.end();
-  }
-}
 
 /** Runs `n` async jobs with at most `width` in flight. */
 async function inBatches(n: number, width: number, job: (i: number) => Promise<void>): Promise<void> {

@@ -4,17 +4,17 @@ import { Worker } from 'node:worker_threads';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
 import { Agent, Pool, request } from 'undici';
-import pg from 'pg';
 import { EVENT_TYPE_HEADER, ORG_ID_HEADER, connectNats } from '@preflight/bus';
 import { createEvent, encodeEvent, envelopesFor, toTimestamp } from '@preflight/events';
 import { createLogger } from '@preflight/log';
-import { TEST_DATABASE_URL, TEST_NATS_URL } from '@preflight/testing';
+import { TEST_NATS_URL } from '@preflight/testing';
 import { admin, call } from '../../support/client.ts';
 import { startSystem, type RunningSystem } from '../../support/system.ts';
 import { cpuMeter, settle, type CpuGroups, type CpuUsage } from '../lib/cpu.ts';
 import { machineFacts, type MachineFacts } from '../lib/machine.ts';
 import { openLoop, type OpenLoopResult } from '../lib/open-loop.ts';
 import { Samples, summarise, type LatencySummary } from '../lib/stats.ts';
+import { withBenchClient } from '../lib/postgres.ts';
 
 /**
  * The delivery benchmark (issue "Webhooks: … the delivery service"): IssueCreated domain events
@@ -318,15 +318,9 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
   };
 
   async function vacuumDeliveryTables(): Promise<void> {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    try {
-      const schema = sys.schemas.delivery;
-      await client.query(`vacuum (analyze) "${schema}".deliveries, "${schema}".delivery_attempts`);
-      log('vacuumed the delivery tables');
-    } finally {
-      await client.end();
-    }
+    const schema = sys.schemas.delivery;
+    await withBenchClient((client) => client.query(`vacuum (analyze) "${schema}".deliveries, "${schema}".delivery_attempts`));
+    log('vacuumed the delivery tables');
   }
 
   /**
@@ -335,19 +329,15 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
    * a run reads better beside them.
    */
   async function autovacuumsSince(since: number): Promise<string[]> {
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ schemaname: string; relname: string; kind: string; at: Date }>(
+    const { rows } = await withBenchClient((client) =>
+      client.query<{ schemaname: string; relname: string; kind: string; at: Date }>(
         `select schemaname, relname, kind, at from pg_stat_user_tables,
            lateral (values ('autovacuum', last_autovacuum), ('autoanalyze', last_autoanalyze)) as v(kind, at)
          where schemaname = any($1) and at >= to_timestamp($2 / 1000.0) order by at`,
         [Object.values(sys.schemas), since],
-      );
-      return rows.map((r) => `${r.kind} ${r.relname} (${Object.entries(sys.schemas).find(([, v]) => v === r.schemaname)?.[0] ?? r.schemaname}) at ${((r.at.getTime() - since) / 1000).toFixed(1)} s`);
-    } finally {
-      await client.end();
-    }
+      ),
+    );
+    return rows.map((r) => `${r.kind} ${r.relname} (${Object.entries(sys.schemas).find(([, v]) => v === r.schemaname)?.[0] ?? r.schemaname}) at ${((r.at.getTime() - since) / 1000).toFixed(1)} s`);
   }
 
   const quiesce = async () => {

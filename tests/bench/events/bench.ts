@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { headers, type NatsConnection } from '@nats-io/nats-core';
-import pg from 'pg';
 import { Registry } from 'prom-client';
 import { EVENT_TYPE_HEADER, ORG_ID_HEADER, connectNats, enqueueEvent, newEventId, ensureStream, inboxMigration, outboxMigration, startConsumer, startOutboxRelay, type OutboxRelay, type RunningConsumer } from '@preflight/bus';
 import { createDatabase, migrateToLatest, sql, type Database } from '@preflight/db';
@@ -14,6 +13,7 @@ import { machineFacts, type MachineFacts } from '../lib/machine.ts';
 import { openLoop, type OpenLoopResult } from '../lib/open-loop.ts';
 import { Samples, summarise, type LatencySummary } from '../lib/stats.ts';
 import { relayProbe, type RelayCycle, type RelayProbe } from './probe.ts';
+import { postgresVersion } from '../lib/postgres.ts';
 
 /**
  * The events benchmark: domain events through the transactional outbox (libs/bus) beside a
@@ -191,17 +191,6 @@ export type Cleanup = (fn: () => Promise<unknown>) => void;
 const log = (msg: string) => process.stderr.write(`[bench:events] ${msg}\n`);
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const logger = createLogger('bench-events', { level: 'warn' });
-
-async function postgresVersion(): Promise<string> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ v: string; sc: string }>("select current_setting('server_version') as v, current_setting('synchronous_commit') as sc");
-    return `PostgreSQL ${rows[0]!.v} (synchronous_commit=${rows[0]!.sc})`;
-  } finally {
-    await client.end();
-  }
-}
 
 /** Waits until `done()` or the timeout; returns whether it happened. */
 async function waitFor(done: () => boolean | Promise<boolean>, timeoutS: number, stepMs = 20): Promise<boolean> {

@@ -1,0 +1,21 @@
+import pg from 'pg';
+import { TEST_DATABASE_URL } from '@preflight/testing';
+
+/** Runs `fn` on a connection of its own to the benchmark's Postgres, closed afterwards. */
+export async function withBenchClient<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The server's version and `synchronous_commit`, for a report's machine line. */
+export function postgresVersion(): Promise<string> {
+  return withBenchClient(async (client) => {
+    const { rows } = await client.query<{ v: string; sc: string }>("select current_setting('server_version') as v, current_setting('synchronous_commit') as sc");
+    return `PostgreSQL ${rows[0]!.v} (synchronous_commit=${rows[0]!.sc})`;
+  });
+}
