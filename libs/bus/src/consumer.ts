@@ -131,11 +131,30 @@ export interface ConsumerCommonOptions<DB> {
    * handler then decides). A declined event that comes again is asked again.
    */
   wants?: (event: ConsumedEvent) => boolean | Promise<boolean>;
+  /**
+   * Sees each event the moment it is received, before its transaction waits for a turn: when
+   * every transaction slot waits on a slow commit, events keep being received and shown here.
+   * For work that may start before the event's effects are committed (the fan-out starts its
+   * attempts here: at least once). The event's transaction waits for what it answers (a throw
+   * is logged and ignored), so the handler finds what it prepared, by the event object.
+   */
+  onReceived?: (event: ConsumedEvent) => void | Promise<void>;
+  /** Called once per event that `onReceived` saw, after it was acked, nak'ed or terminated: whatever the handler did not take is to be let go. */
+  onSettled?: (event: ConsumedEvent) => void;
 }
 
 export interface RunningConsumer {
   /** Stops pulling, waits for the handlers in flight to finish (and ack), stops the lag poll. */
   stop(): Promise<void>;
+}
+
+type ConsumerMessages = Awaited<ReturnType<Awaited<ReturnType<JetStreamClient['consumers']['get']>>['consume']>>;
+
+/** A received message, its event, and `onReceived`'s work on it (awaited before its transaction). */
+interface Received {
+  m: JsMsg;
+  event: ConsumedEvent;
+  prepared: Promise<void> | undefined;
 }
 
 const defaultRetryDelay = (n: number) => Math.min(60_000, 1_000 * 2 ** Math.max(0, n - 1));
@@ -281,10 +300,14 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     return { msgs: msgs.filter((_, i) => wanted[i]), events: events.filter((_, i) => wanted[i]) };
   }
 
-  async function handleBatch(received: JsMsg[]): Promise<void> {
-    const all = received.map(eventOf);
+  async function handleBatch(received: Received[]): Promise<void> {
+    const all = received.map((r) => r.event);
     for (const e of all) if (e.redelivered) redeliveries.inc(labels);
-    const { msgs, events } = await withoutDeclined(received, all);
+    await Promise.all(received.map((r) => r.prepared));
+    const { msgs, events } = await withoutDeclined(
+      received.map((r) => r.m),
+      all,
+    );
     if (msgs.length === 0) return;
     if (msgs.length === 1) return handleOne(msgs[0]!, events[0]!);
     const started = process.hrtime.bigint();
@@ -320,7 +343,7 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
   }
 
   let stopping = false;
-  let messages: Awaited<ReturnType<Awaited<ReturnType<JetStreamClient['consumers']['get']>>['consume']>> | undefined;
+  let messages: ConsumerMessages | undefined;
   const pause = new Sleeper();
   const inflight = new Set<Promise<void>>();
 
@@ -338,8 +361,46 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
   const lagTimer = setInterval(() => void refreshLag(), opts.lagIntervalMs ?? 5_000);
   lagTimer.unref();
 
-  const NOT_YET = Symbol('not yet');
-  const turn = () => new Promise<typeof NOT_YET>((resolve) => setImmediate(() => resolve(NOT_YET)));
+  /**
+   * Receives messages into `queue` as fast as the server sends them (at most max_ack_pending
+   * are unacked), showing each to `onReceived` at once; batches are taken from the queue as
+   * transaction slots free. Ends when the subscription does (stop, or an error it throws).
+   */
+  async function receive(messages: ConsumerMessages, queue: Received[], arrived: Sleeper): Promise<void> {
+    for await (const m of messages) {
+      const event = eventOf(m);
+      const prepared = opts.onReceived
+        ? Promise.resolve(event)
+            .then(opts.onReceived)
+            .catch((err: unknown) => log.warn({ eventId: event.id, err: errorMessage(err) }, 'onReceived failed; the event is handled without it'))
+        : undefined;
+      queue.push({ m, event, prepared });
+      arrived.wake();
+    }
+  }
+
+  /** Waits until `queue` holds a full batch, `ms` passed, or `cut` resolved (whichever first). */
+  async function gather(queue: Received[], arrived: Sleeper, ms: number, cut: Promise<unknown> | undefined, ended: () => boolean): Promise<void> {
+    const deadline = Date.now() + ms;
+    let cutShort = false;
+    void cut?.then(() => {
+      cutShort = true;
+      arrived.wake();
+    });
+    while (queue.length < batchSize && !cutShort && !ended() && Date.now() < deadline) await arrived.wait(deadline - Date.now());
+  }
+
+  const settle = (batch: Received[]) => {
+    const settled = opts.onSettled;
+    if (!settled) return;
+    for (const r of batch) {
+      try {
+        settled(r.event);
+      } catch (err) {
+        log.error({ eventId: r.event.id, err: errorMessage(err) }, 'onSettled failed');
+      }
+    }
+  };
 
   const loop = (async () => {
     while (!stopping) {
@@ -347,45 +408,37 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
         // Enough in hand to fill every batch slot; the client pulls more as these are taken.
         messages = await consumer.consume({ max_messages: concurrency * batchSize });
         if (stopping) messages.stop();
-        const it = messages[Symbol.asyncIterator]();
-        // A next() that had nothing ready when a batch was closed: the first of the next batch.
-        let carried: Promise<IteratorResult<JsMsg>> | undefined;
+        const queue: Received[] = [];
+        const arrived = new Sleeper();
         let ended = false;
-        while (!ended) {
-          const first = await (carried ?? it.next());
-          carried = undefined;
-          if (first.done) break;
-          const batch = [first.value];
+        const receiving = receive(messages, queue, arrived).finally(() => {
+          ended = true;
+          arrived.wake();
+        });
+        // What was received is handled, also after a stop: onReceived may have started work on it.
+        while (queue.length > 0 || !ended) {
+          if (queue.length === 0) {
+            await arrived.wait(60_000);
+            continue;
+          }
           // Alone, a batch takes what has already arrived and starts. Beside a running one, it
           // lingers for more (until full, lingerMs, or nothing else runs): otherwise, with
           // several slots free, a steady flow is cut into batches of one or two and each pays
-          // its own commit again.
-          // With gatherMs it waits that long in any case (the others finishing does not cut it).
+          // its own commit again. With gatherMs it waits that long in any case (the others
+          // finishing does not cut it).
           const waitMs = inflight.size > 0 ? Math.max(lingerMs, gatherMs) : gatherMs;
-          const linger = waitMs > 0;
-          let timer: NodeJS.Timeout | undefined;
-          const othersDone = inflight.size > 0 && gatherMs === 0 ? [Promise.all(inflight).then((): typeof NOT_YET => NOT_YET)] : [];
-          const enough = linger ? Promise.race([new Promise<typeof NOT_YET>((resolve) => (timer = setTimeout(() => resolve(NOT_YET), waitMs))), ...othersDone]) : undefined;
-          // getPending() says whether anything is queued; the race guards against it counting
-          // an internal pull request.
-          while (batch.length < batchSize && (linger || messages.getPending() > 0)) {
-            const next = it.next();
-            const got = await Promise.race([next, enough ?? turn()]);
-            if (got === NOT_YET) {
-              carried = next;
-              break;
-            }
-            if (got.done) {
-              ended = true;
-              break;
-            }
-            batch.push(got.value);
-          }
-          clearTimeout(timer);
-          const p: Promise<void> = handleBatch(batch).finally(() => inflight.delete(p));
+          if (waitMs > 0) await gather(queue, arrived, waitMs, inflight.size > 0 && gatherMs === 0 ? Promise.all(inflight) : undefined, () => ended);
+          // What the client holds already reaches the queue within a turn.
+          else await new Promise((resolve) => setImmediate(resolve));
+          const batch = queue.splice(0, batchSize);
+          const p: Promise<void> = handleBatch(batch).finally(() => {
+            inflight.delete(p);
+            settle(batch);
+          });
           inflight.add(p);
-          if (inflight.size >= concurrency) await Promise.race(inflight);
+          while (inflight.size >= concurrency) await Promise.race(inflight);
         }
+        await receiving;
       } catch (err) {
         if (!stopping) log.warn({ err: errorMessage(err) }, 'consume failed; retrying');
       }

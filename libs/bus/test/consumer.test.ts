@@ -19,7 +19,15 @@ afterAll(async () => {
   await h.close();
 });
 
-type Extra = { registry?: Registry; concurrency?: number; batchSize?: number; gatherMs?: number; wants?: (e: ConsumedEvent) => boolean | Promise<boolean> };
+type Extra = {
+  registry?: Registry;
+  concurrency?: number;
+  batchSize?: number;
+  gatherMs?: number;
+  wants?: (e: ConsumedEvent) => boolean | Promise<boolean>;
+  onReceived?: (e: ConsumedEvent) => void | Promise<void>;
+  onSettled?: (e: ConsumedEvent) => void;
+};
 
 async function startTestConsumer(name: string, handlers: { handler: EventHandler<TestDB> } | { batchHandler: BatchEventHandler<TestDB> }, extra: Extra): Promise<RunningConsumer> {
   const c = await startConsumer({
@@ -252,6 +260,49 @@ describe('consumer', () => {
     // The poison event's own failed transaction rolled back, and so did the batch it was in (if any).
     expect(rolledBack).toContain(`${poison}:1`);
     expect(rolledBack.every((r) => r.endsWith(':1'))).toBe(true);
+  });
+
+  it('shows every event to onReceived while all transaction slots wait, hands its work to the handler, and settles each event after its ack', async () => {
+    const seen: string[] = [];
+    const prepared = new WeakMap<ConsumedEvent, string>();
+    const found: string[] = [];
+    const settled: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let first = true;
+    await consumer(
+      'early',
+      async (event, trx) => {
+        found.push(prepared.get(event) ?? 'nothing prepared');
+        if (first) {
+          first = false;
+          // The only transaction slot waits (a commit stall, say) until the test lets it go.
+          await held;
+        }
+        await trx.insertInto('effects').values({ event_id: event.id, consumer: 'early', replica: '1' }).execute();
+      },
+      {
+        concurrency: 1,
+        batchSize: 1,
+        onReceived: async (event) => {
+          seen.push(event.id);
+          prepared.set(event, `prepared ${event.id}`);
+        },
+        onSettled: (event) => settled.push(event.id),
+      },
+    );
+    const ids = [await publish('early')];
+    await eventually(() => expect(seen).toEqual(ids));
+    for (let i = 0; i < 3; i += 1) ids.push(await publish('early'));
+    // Received while the first event's transaction still holds the only slot.
+    await eventually(() => expect(seen).toEqual(ids));
+    expect(await effects('early')).toEqual([]);
+    expect(settled).toEqual([]);
+    release();
+    await eventually(async () => expect((await effects('early')).map((r) => r.event_id).sort()).toEqual([...ids].sort()));
+    await eventually(() => expect(settled).toEqual(ids));
+    expect(found).toEqual(ids.map((id) => `prepared ${id}`));
+    await eventually(async () => expect((await h.jsm.consumers.info(h.stream, 'early')).num_ack_pending).toBe(0));
   });
 
   it('calls a batchHandler once per batch with its fresh events in stream order, duplicates left out', async () => {

@@ -10,7 +10,7 @@ import type { Resolver } from './attempt/target.ts';
 import { EndpointDirectory } from './clients/endpoint-directory.ts';
 import { createWebhookClient } from './clients/webhook-client.ts';
 import type { DeliveryConfig } from './config.ts';
-import { FANOUT_CONSUMER, deliveryChannel, fanoutHandler, fanoutWants } from './fanout/fanout.ts';
+import { FANOUT_CONSUMER, deliveryChannel, fanout } from './fanout/fanout.ts';
 import { migrations } from './migrations/index.ts';
 import { registrations } from './routes/index.ts';
 import type { DeliveryDatabase } from './storage/schema.ts';
@@ -138,6 +138,14 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
     scheduler = work;
     listener = startListener(database.pool, deliveryChannel(database.schema), () => work.wake(), logger.child({ component: 'scheduler' }));
 
+    const fan = fanout({
+      subjectPrefix: config.EVENTS_SUBJECT_PREFIX,
+      schema: database.schema,
+      endpoints,
+      handoff: work,
+      leaseMs: schedulerLeaseMs(config.DELIVERY_ATTEMPT_TIMEOUT_MS),
+      logger,
+    });
     consumer = await startConsumer({
       js,
       jsm,
@@ -151,17 +159,13 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
       registry,
       concurrency: 4,
       // A few ms more per event buys transactions of several events (one inbox insert, one
-      // fan-out insert, one commit for all of them) under a steady flow.
+      // fan-out insert, one commit for all of them) under a steady flow; attempts do not wait
+      // for them (onReceived starts them).
       gatherMs: 5,
-      wants: fanoutWants({ subjectPrefix: config.EVENTS_SUBJECT_PREFIX, endpoints }),
-      batchHandler: fanoutHandler({
-        subjectPrefix: config.EVENTS_SUBJECT_PREFIX,
-        schema: database.schema,
-        endpoints,
-        handoff: work,
-        leaseMs: schedulerLeaseMs(config.DELIVERY_ATTEMPT_TIMEOUT_MS),
-        logger,
-      }),
+      wants: fan.wants,
+      batchHandler: fan.handler,
+      onReceived: fan.onReceived,
+      onSettled: fan.onSettled,
     });
 
     const { app, markDraining } = createApp(

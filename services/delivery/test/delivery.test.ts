@@ -9,6 +9,7 @@ import {
   asAdmin,
   asKey,
   cleanup,
+  databaseClient,
   deliveryLog,
   deliveryLogOf,
   eventPublisher,
@@ -327,6 +328,36 @@ describe('retries', () => {
     expect(r.requests).toHaveLength(1);
     expect(await h.metric('webhook_deliveries_total', { event_type: 'IssueCreated', outcome: 'cancelled' })).toBeGreaterThanOrEqual(1);
     expect(stub.outcomes.filter((o) => o.endpointId === endpointId)).toEqual([]);
+  });
+});
+
+describe('while Postgres holds the fan-out back', () => {
+  it('sends a new event before its deliveries are stored, and logs the attempt once they are', async () => {
+    const org = randomUUID();
+    const r = await receiver();
+    const endpoint = stub.add(org, r.url);
+    // Writes to the deliveries table wait for this lock (reads do not): the fan-out's insert
+    // stands still as it would behind a stalled commit.
+    const blocker = await databaseClient();
+    try {
+      await blocker.query('begin');
+      await blocker.query(`lock table "${iso.schema}".deliveries in share mode`);
+      const eventId = randomUUID();
+      await pub.publish(issueCreated(org), { orgId: org, id: eventId });
+      await eventually(() => expect(r.requests).toHaveLength(1));
+      expect(JSON.parse(r.requests[0]!.body.toString()).id).toBe(eventId);
+      // Delivered, but nothing is stored or logged yet: the fan-out's transaction waits.
+      expect(await inboxRows([eventId])).toEqual([]);
+      expect(await log(endpoint.id)).toEqual([]);
+    } finally {
+      await blocker.query('rollback');
+      await blocker.end();
+    }
+    const [entry] = await logOf(endpoint.id, 1);
+    expect([entry!.attempt, entry!.outcome, entry!.statusCode]).toEqual([1, 'delivered', 200]);
+    // Final and reported: nothing is left in the deliveries table, and it was sent once.
+    await eventually(async () => expect(await queryRows(`select id from "${iso.schema}".deliveries where endpoint_id = $1`, [endpoint.id])).toEqual([]));
+    expect(r.requests).toHaveLength(1);
   });
 });
 

@@ -300,10 +300,16 @@ export const deliveryLogOf = (h: DeliveryHarness, endpointId: string, n: number)
     return entries;
   });
 
-/** Rows of a query on the service's tables, over a connection of its own (the schema named in the SQL). */
-export async function queryRows<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<R[]> {
+/** A connection of the test's own to the services' database (for locks held across steps). */
+export async function databaseClient(): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await client.connect();
+  return client;
+}
+
+/** Rows of a query on the service's tables, over a connection of its own (the schema named in the SQL). */
+export async function queryRows<R extends pg.QueryResultRow>(text: string, params: unknown[] = []): Promise<R[]> {
+  const client = await databaseClient();
   try {
     return (await client.query<R>(text, params)).rows;
   } finally {

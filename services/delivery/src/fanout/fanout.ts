@@ -13,13 +13,21 @@ export const FANOUT_CONSUMER = 'delivery-fanout';
 export const deliveryChannel = (schema: string): string => `${schema}_delivery`;
 
 /**
- * Where fanned-out deliveries go in this replica: `reserve` takes slots of the local scheduler,
- * one per endpoint id given (an id may come several times), for those it has room for (none
- * while it is full or stopping), `accept` hands it the rows
- * inserted under the reservation once they are committed, `release` gives the slots back
- * when the transaction rolled back.
+ * Where fanned-out deliveries go in this replica. `startNow` hands the local scheduler new
+ * deliveries before their rows are stored (see `fanout`), `reserve` takes slots for rows
+ * inserted leased and handed over at commit. Both grant, per row, only what the scheduler has
+ * room for by the bounds of a claim (none while it is full or stopping, or for an endpoint
+ * whose breaker is open).
  */
 export interface Handoff {
+  /**
+   * Starts attempts for the rows it has room for, at once; `stored` settles true once their
+   * rows are committed (leased under the token answered), false when they never will be
+   * (their event was fanned out before, or is handled again later): each attempt's database
+   * writes wait for it.
+   */
+  startNow(rows: readonly ClaimedDelivery[], stored: Promise<boolean>): { token: string; taken: readonly boolean[] };
+  /** One slot per endpoint id given (an id may come several times), for the rows inserted leased. */
   reserve(endpointIds: readonly string[]): Reservation;
 }
 
@@ -38,30 +46,125 @@ export interface Reservation {
   release(): void;
 }
 
+/** An event's envelopes and one delivery per (envelope, endpoint receiving it). */
+interface Plan {
+  orgId: string;
+  envelopes: NewEnvelope[];
+  rows: ClaimedDelivery[];
+}
+
+/** Deliveries of an event started before its transaction (`onReceived`), until it commits. */
+interface Started {
+  plan: Plan;
+  token: string;
+  taken: readonly boolean[];
+  stored: (ok: boolean) => void;
+}
+
+export interface Fanout {
+  /**
+   * The consumer's `wants`: false only for an event that certainly fans out to nobody (no
+   * public envelope, or no enabled endpoint of its organisation receives any of them), which
+   * is then acked without a transaction. Most events of most organisations are such events,
+   * and each would otherwise cost an inbox row and a commit. Events the handler has something
+   * to log about go to the handler, and so do events with attempts started early (their rows
+   * are stored even if the endpoint went away meanwhile: its next attempt is then cancelled).
+   */
+  wants: (consumed: ConsumedEvent) => Promise<boolean>;
+  /** The consumer's batchHandler: stores the deliveries, in the consumer's transaction. */
+  handler: BatchEventHandler<DeliveryDatabase>;
+  /** The consumer's onReceived: starts the attempts the scheduler has room for, before any commit. */
+  onReceived: (consumed: ConsumedEvent) => Promise<void>;
+  /** The consumer's onSettled: what was started early and never stored is let go. */
+  onSettled: (consumed: ConsumedEvent) => void;
+}
+
 /**
- * For the events of a consumer batch (one transaction), each domain event: its public envelopes (`routeOf`), the organisation's enabled endpoints that
- * receive each one (the webhook service's internal API, through the endpoint cache: an event
- * of an organisation without endpoints costs no call within the TTL), the envelope's body
- * bytes stored once and one pending `deliveries` row per (event, endpoint). Rows the local
- * scheduler has room for are inserted leased to it and handed over at commit, so a new
- * delivery costs no claim; the rest are due at once for whichever replica claims them. Runs
- * in the consumer's transaction, after its inbox row: a redelivered event fans out nothing
- * twice, and a failure (the webhook service unreachable, say) rolls everything back for a
- * later redelivery. Secrets are not stored: each attempt looks the endpoint up again.
+ * The fan-out of every domain event: its public envelopes (`routeOf`), the organisation's
+ * enabled endpoints that receive each one (the webhook service's internal API, through the
+ * endpoint cache: an event of an organisation without endpoints costs no call within the TTL),
+ * the envelope's body bytes stored once and one pending `deliveries` row per (event, endpoint).
+ *
+ * Attempts do not wait for that row's commit. As soon as an event is received (`onReceived`,
+ * before its transaction waits for a turn), the deliveries the local scheduler has room for
+ * start; the consumer's transaction then stores them leased to it (the inbox row, envelope and
+ * rows in one commit), and each attempt's record waits for that commit. A Postgres commit that
+ * stalls (a checkpoint's WAL flush took 0.7 s here) thus delays the log and the ack, not the
+ * receivers. Only first deliveries of an event start early: a redelivered event may have been
+ * fanned out already, and the inbox says so only in its transaction. A process that dies
+ * before the commit leaves its event unacked: it is redelivered and sent again (at least
+ * once, the same envelope id). If the transaction rolls back, the consumer handles the event
+ * again in a transaction of its own, which stores the same rows; an event that is then nak'ed
+ * or was a duplicate settles its early attempts as not stored: they are logged, with no
+ * delivery to move on, and the redelivery sends them again. While the last fan-out
+ * transaction failed (Postgres down, say), nothing starts early.
+ *
+ * Rows there was no room for early go through `reserve` in the transaction: inserted leased
+ * and handed over at commit if the scheduler has room then, otherwise due for any replica's
+ * claim. A failure (the webhook service unreachable, say) rolls everything back for a later
+ * redelivery. Secrets are not stored: each attempt looks the endpoint up again.
  */
-export function fanoutHandler(opts: {
+export function fanout(opts: {
   subjectPrefix: string;
   schema: string;
   endpoints: Pick<EndpointDirectory, 'endpointsFor'>;
   handoff: Handoff;
   leaseMs: number;
   logger: Logger;
-}): BatchEventHandler<DeliveryDatabase> {
+}): Fanout {
   const log = opts.logger.child({ component: 'fanout' });
   const channel = deliveryChannel(opts.schema);
-  return async (batch, trx, tx) => {
+  const started = new WeakMap<ConsumedEvent, Started>();
+  let lastTransactionFailed = false;
+
+  async function planOf(consumed: ConsumedEvent, route: Extract<Route, { kind: 'public' }>): Promise<Plan> {
+    const plan: Plan = { orgId: route.orgId, envelopes: [], rows: [] };
+    for (const envelope of route.envelopes) {
+      const endpoints = await opts.endpoints.endpointsFor(route.orgId, envelope.eventType);
+      if (endpoints.length === 0) continue;
+      const body = JSON.stringify(envelope);
+      plan.envelopes.push({ eventId: consumed.id, eventType: envelope.eventType, body });
+      for (const e of endpoints) {
+        plan.rows.push({ id: newDeliveryId(), event_id: consumed.id, event_type: envelope.eventType, endpoint_id: e.id, org_id: route.orgId, url: e.url, body, attempt_count: 0 });
+      }
+    }
+    return plan;
+  }
+
+  const onReceived = async (consumed: ConsumedEvent): Promise<void> => {
+    if (consumed.redelivered || lastTransactionFailed) return;
+    const route = routeOf(consumed, opts.subjectPrefix);
+    if (route.kind !== 'public') return;
+    let plan: Plan;
+    try {
+      plan = await planOf(consumed, route);
+    } catch (err) {
+      // The handler asks again, and rolls back if it still cannot.
+      log.debug({ eventId: consumed.id, err: (err as Error).message }, 'endpoints unavailable; the event waits for its transaction');
+      return;
+    }
+    if (plan.rows.length === 0) return;
+    let stored!: (ok: boolean) => void;
+    const storedPromise = new Promise<boolean>((resolve) => (stored = resolve));
+    const { token, taken } = opts.handoff.startNow(plan.rows, storedPromise);
+    if (!taken.some(Boolean)) return;
+    started.set(consumed, { plan, token, taken, stored });
+  };
+
+  const onSettled = (consumed: ConsumedEvent): void => {
+    const s = started.get(consumed);
+    if (!s) return;
+    started.delete(consumed);
+    s.stored(false);
+  };
+
+  const handler: BatchEventHandler<DeliveryDatabase> = async (batch, trx, tx) => {
+    tx.afterCommit(() => (lastTransactionFailed = false));
+    tx.afterRollback(() => (lastTransactionFailed = true));
     const envelopes: NewEnvelope[] = [];
-    const rows: Array<NewDelivery & { body: string }> = [];
+    const early: NewDelivery[] = [];
+    const later: Array<{ row: ClaimedDelivery; delivery: NewDelivery }> = [];
+    const stores: Started[] = [];
     for (const consumed of batch) {
       const route = routeOf(consumed, opts.subjectPrefix);
       if (route.kind === 'unknown') {
@@ -74,45 +177,34 @@ export function fanoutHandler(opts: {
         continue;
       }
       if (route.kind === 'private') continue;
-      for (const envelope of route.envelopes) {
-        const endpoints = await opts.endpoints.endpointsFor(route.orgId, envelope.eventType);
-        if (endpoints.length === 0) continue;
-        const body = JSON.stringify(envelope);
-        envelopes.push({ eventId: consumed.id, eventType: envelope.eventType, body });
-        for (const e of endpoints) {
-          rows.push({ id: newDeliveryId(), eventId: consumed.id, eventType: envelope.eventType, orgId: route.orgId, endpointId: e.id, url: e.url, leased: false, dueAt: undefined, body });
-        }
-      }
+      const s = started.get(consumed);
+      const plan = s?.plan ?? (await planOf(consumed, route));
+      if (s) stores.push(s);
+      envelopes.push(...plan.envelopes);
+      plan.rows.forEach((row, i) => {
+        const delivery = newDelivery(row);
+        if (s?.taken[i]) early.push({ ...delivery, leaseToken: s.token });
+        else later.push({ row, delivery });
+      });
     }
-    if (rows.length === 0) return;
-    const reservation = opts.handoff.reserve(rows.map((r) => r.endpointId));
+    if (early.length === 0 && later.length === 0) return;
+    const reservation = opts.handoff.reserve(later.map((l) => l.row.endpoint_id));
     // Registered before the insert, so a statement that fails gives the slots back too.
     tx.afterRollback(() => reservation.release());
-    rows.forEach((r, i) => {
-      r.leased = reservation.granted[i]!;
-      r.dueAt = reservation.dueAt[i];
+    later.forEach((l, i) => {
+      if (reservation.granted[i]) l.delivery.leaseToken = reservation.token;
+      l.delivery.dueAt = reservation.dueAt[i];
     });
-    await insertDeliveries(trx, { envelopes, rows, leaseMs: opts.leaseMs, token: reservation.token, channel });
-    tx.afterCommit(() =>
-      reservation.accept(
-        rows
-          .filter((r) => r.leased)
-          .map((r) => ({ id: r.id, event_id: r.eventId, event_type: r.eventType, endpoint_id: r.endpointId, org_id: r.orgId, url: r.url, body: r.body, attempt_count: 0 })),
-      ),
-    );
-    log.debug({ events: batch.length, deliveries: rows.length }, 'events fanned out');
+    await insertDeliveries(trx, { envelopes, rows: [...early, ...later.map((l) => l.delivery)], leaseMs: opts.leaseMs, channel });
+    tx.afterCommit(() => {
+      for (const s of stores) s.stored(true);
+      reservation.accept(later.filter((_, i) => reservation.granted[i]).map((l) => l.row));
+    });
+    log.debug({ events: batch.length, deliveries: early.length + later.length, startedEarly: early.length }, 'events fanned out');
   };
-}
 
-/**
- * The consumer's `wants`: false only for an event that certainly fans out to nobody (no public
- * envelope, or no enabled endpoint of its organisation receives any of them), which is then
- * acked without a transaction. Most events of most organisations are such events, and each
- * would otherwise cost an inbox row and a commit. Events the handler has something to log
- * about go to the handler.
- */
-export function fanoutWants(opts: { subjectPrefix: string; endpoints: Pick<EndpointDirectory, 'endpointsFor'> }): (consumed: ConsumedEvent) => Promise<boolean> {
-  return async (consumed) => {
+  const wants = async (consumed: ConsumedEvent): Promise<boolean> => {
+    if (started.has(consumed)) return true;
     const route = routeOf(consumed, opts.subjectPrefix);
     if (route.kind === 'private') return false;
     if (route.kind !== 'public') return true;
@@ -121,7 +213,20 @@ export function fanoutWants(opts: { subjectPrefix: string; endpoints: Pick<Endpo
     }
     return false;
   };
+
+  return { wants, handler, onReceived, onSettled };
 }
+
+const newDelivery = (row: ClaimedDelivery): NewDelivery => ({
+  id: row.id,
+  eventId: row.event_id,
+  eventType: row.event_type,
+  orgId: row.org_id,
+  endpointId: row.endpoint_id,
+  url: row.url,
+  leaseToken: undefined,
+  dueAt: undefined,
+});
 
 type Route =
   | { kind: 'unknown' }

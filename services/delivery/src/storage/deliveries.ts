@@ -73,8 +73,8 @@ export interface NewDelivery {
   orgId: string;
   endpointId: string;
   url: string;
-  /** Taken by this replica (`token`) as it is inserted. */
-  leased: boolean;
+  /** Taken by this replica's scheduler as it is inserted: the lease token it holds the row under. */
+  leaseToken: string | undefined;
   /** Not leased: when it is first due (undefined: at once, and `channel` is notified). */
   dueAt: Date | undefined;
 }
@@ -82,7 +82,7 @@ export interface NewDelivery {
 /**
  * Stores envelopes (once per event and type) and deliveries, in one statement. A leased row is
  * inserted as a claim would leave it (due at the end of the lease, `lease_token`), so the
- * replica that fanned it out hands it to its own scheduler after the commit with no claim
+ * replica that fanned it out holds it in its own scheduler (started, or handed over at commit) with no claim
  * statement and no second row version; should that replica die first, the lease expires and
  * any replica claims it. Rows there was no room for are due at once, for the claim loop, and
  * `channel` is NOTIFYed (at commit) for them; rows with a `dueAt` wait until then and notify
@@ -90,7 +90,7 @@ export interface NewDelivery {
  */
 export async function insertDeliveries(
   db: Kysely<DeliveryDatabase>,
-  d: { envelopes: readonly NewEnvelope[]; rows: readonly NewDelivery[]; leaseMs: number; token: string; channel: string },
+  d: { envelopes: readonly NewEnvelope[]; rows: readonly NewDelivery[]; leaseMs: number; channel: string },
 ): Promise<void> {
   if (d.rows.length === 0) return;
   const col = <K extends keyof NewDelivery>(k: K) => d.rows.map((r) => r[k]);
@@ -103,12 +103,12 @@ export async function insertDeliveries(
     inserted as (
       insert into deliveries (id, event_id, event_type, endpoint_id, org_id, url, next_attempt_at, leased_until, lease_token)
       select r.id, r.event_id, r.event_type, r.endpoint_id, r.org_id, r.url,
-        case when r.leased then ${leaseEnd(d.leaseMs)} else coalesce(r.due_at, now()) end,
-        case when r.leased then ${leaseEnd(d.leaseMs)} end,
-        case when r.leased then ${d.token}::uuid end
+        case when r.lease_token is not null then ${leaseEnd(d.leaseMs)} else coalesce(r.due_at, now()) end,
+        case when r.lease_token is not null then ${leaseEnd(d.leaseMs)} end,
+        r.lease_token
       from unnest(${col('id')}::uuid[], ${col('eventId')}::text[], ${col('eventType')}::text[], ${col('endpointId')}::uuid[], ${col('orgId')}::uuid[],
-        ${col('url')}::text[], ${col('leased')}::boolean[], ${col('dueAt').map((t) => t?.toISOString() ?? null)}::timestamptz[])
-        as r (id, event_id, event_type, endpoint_id, org_id, url, leased, due_at)
+        ${col('url')}::text[], ${col('leaseToken').map((t) => t ?? null)}::uuid[], ${col('dueAt').map((t) => t?.toISOString() ?? null)}::timestamptz[])
+        as r (id, event_id, event_type, endpoint_id, org_id, url, lease_token, due_at)
       returning lease_token, next_attempt_at <= now() as due
     )
     select pg_notify(${d.channel}, '') from (select 1) one where exists (select 1 from inserted where lease_token is null and due)`.execute(db);

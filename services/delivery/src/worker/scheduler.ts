@@ -63,9 +63,11 @@ const RECORD_LINGER_MS = 5;
  * Finished attempts waiting for their record, at most. The record (outcome call, statement,
  * linger) takes tens of ms under load; counted against `workers` as before, it held slots
  * that requests could use, and capped throughput at `workers` per record round trip. Their
- * rows stay leased meanwhile, so nobody else takes them.
+ * rows stay leased meanwhile, so nobody else takes them. Attempts started by the fan-out
+ * before their rows were stored also wait here for that commit: a Postgres commit stall of
+ * 0.7 s at 1,000 deliveries/s holds ~700, so the bound is about 2 s of such a flow.
  */
-const MAX_UNRECORDED = 2 * RECORD_BATCH;
+const MAX_UNRECORDED = 10 * RECORD_BATCH;
 /** How often an open breaker's (or a stalled endpoint's) newly due deliveries are moved. */
 const DEFER_EVERY_MS = 250;
 /**
@@ -80,6 +82,17 @@ const DEFER_EVERY_MS = 250;
  */
 const STALL_MS = 1_000;
 
+/** A leased delivery waiting for a slot of its endpoint; `stored` only for one the fan-out started before its row was stored. */
+interface Waiting {
+  row: ClaimedDelivery;
+  token: string;
+  stored?: Promise<boolean> | undefined;
+}
+
+/** Claimed and handed-over rows are stored already. */
+const STORED = Promise.resolve(true);
+const storedOrClaimed = (stored: Promise<boolean> | undefined): Promise<boolean> => stored ?? STORED;
+
 /**
  * How long a claim (or the fan-out's insert) leases a delivery: the wait in `ready` (until a
  * slot of its endpoint frees: at most one attempt's deadline) plus the attempt itself, with
@@ -88,8 +101,8 @@ const STALL_MS = 1_000;
 export const schedulerLeaseMs = (attemptTimeoutMs: number): number => 2 * attemptTimeoutMs + 30_000;
 
 /**
- * The scheduler: takes the rows the fan-out of this replica inserted leased to it (`reserve`,
- * handed over at commit) and claims due deliveries (skip locked, leased: retries, rows the
+ * The scheduler: takes the new deliveries of this replica's fan-out (`startNow`, before their
+ * rows are stored, or `reserve`, handed over at commit) and claims due deliveries (skip locked, leased: retries, rows the
  * fan-out had no room for, expired leases), dispatches each attempt without waiting for it,
  * and keeps claiming while slots are free and a claim may find something. Bounded in all (`workers`) and per
  * endpoint (`maxPerEndpoint`, 1 while its breaker is half-open); an endpoint at its bound is
@@ -141,7 +154,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   // Claimed (leased) rows waiting for a slot of their endpoint: up to one more round of its
   // bound, so that a freed slot starts the next attempt at once instead of after the next
   // claim's round trips (which capped each endpoint at about 4 attempts per claim cycle).
-  const ready = new Map<string, Array<{ row: ClaimedDelivery; token: string }>>();
+  const ready = new Map<string, Waiting[]>();
   let queued = 0;
   /** Slots the fan-out reserved for rows it is inserting leased to this replica (see `reserve`). */
   const reserved = new Map<string, number>();
@@ -181,11 +194,30 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   const free = () => (unrecorded() >= MAX_UNRECORDED ? 0 : 2 * opts.workers - requesting - queued - reservedTotal);
   const canStart = () => requesting < opts.workers && unrecorded() < MAX_UNRECORDED;
 
-  function enqueue(row: ClaimedDelivery, token: string): void {
+  function enqueue(row: ClaimedDelivery, token: string, stored?: Promise<boolean>): void {
     const waiting = ready.get(row.endpoint_id);
-    if (waiting) waiting.push({ row, token });
-    else ready.set(row.endpoint_id, [{ row, token }]);
+    const entry = { row, token, stored };
+    if (waiting) waiting.push(entry);
+    else ready.set(row.endpoint_id, [entry]);
     queued += 1;
+  }
+
+  /** Whether a new delivery may start at once for the endpoint: the bounds of a claim (twice its capacity, twice `workers` in all) and a breaker that lets attempts through. */
+  const hasRoomFor = (endpointId: string) => !stopping && free() > 0 && held(endpointId) < 2 * capacity(endpointId) && !opts.breakers.blockedUntil(endpointId);
+
+  /**
+   * The fan-out's early side: rows there is room for wait in `ready` (and most start at once),
+   * before their rows are stored; each attempt's database writes wait for `stored`.
+   */
+  function startNow(rows: readonly ClaimedDelivery[], stored: Promise<boolean>): { token: string; taken: boolean[] } {
+    const token = randomUUID();
+    const taken = rows.map((row) => {
+      if (!hasRoomFor(row.endpoint_id)) return false;
+      enqueue(row, token, stored);
+      return true;
+    });
+    if (taken.some(Boolean)) pump();
+    return { token, taken };
   }
 
   /**
@@ -199,7 +231,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   function reserve(endpointIds: readonly string[]): Reservation {
     const token = randomUUID();
     const granted = endpointIds.map((id) => {
-      if (stopping || free() <= 0 || held(id) >= 2 * capacity(id) || opts.breakers.blockedUntil(id)) return false;
+      if (!hasRoomFor(id)) return false;
       reserved.set(id, (reserved.get(id) ?? 0) + 1);
       reservedTotal += 1;
       return true;
@@ -258,13 +290,13 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       while (waiting.length > 0 && canStart() && busy(id) < capacity(id)) {
         const next = waiting.shift()!;
         queued -= 1;
-        dispatch(next.row, next.token);
+        dispatch(next);
       }
       if (waiting.length === 0) ready.delete(id);
     }
   }
 
-  function dispatch(row: ClaimedDelivery, token: string): void {
+  function dispatch({ row, token, stored }: Waiting): void {
     if (busy(row.endpoint_id) === 0) progressAt.set(row.endpoint_id, Date.now());
     perEndpoint.set(row.endpoint_id, busy(row.endpoint_id) + 1);
     requesting += 1;
@@ -288,7 +320,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       const waiting = ready.get(row.endpoint_id)?.length ?? 0;
       if ((waiting < capacity(row.endpoint_id) && claimWanted(row.endpoint_id)) || (roomless && claimWanted())) sleeper.wake();
     };
-    const p: Promise<void> = attempt(row, token, freeSlot)
+    const p: Promise<void> = attempt(row, token, storedOrClaimed(stored), freeSlot)
       .catch((err: unknown) => log.error({ deliveryId: row.id, endpointId: row.endpoint_id, err: (err as Error).message }, 'attempt could not be recorded; the lease will expire and it is retried'))
       .finally(() => {
         freeSlot();
@@ -299,21 +331,26 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     running.add(p);
   }
 
-  async function attempt(row: ClaimedDelivery, token: string, requestDone: () => void): Promise<void> {
+  /** Gives a delivery back without using an attempt, once (and if) its row is stored. */
+  async function giveBack(row: ClaimedDelivery, token: string, stored: Promise<boolean>, until: Date): Promise<void> {
+    if (await stored) await releaseLease(opts.db, row.id, token, until);
+  }
+
+  async function attempt(row: ClaimedDelivery, token: string, stored: Promise<boolean>, requestDone: () => void): Promise<void> {
     // The endpoint as it is now (within the cache's TTL): disabled, deleted or unsubscribed → cancelled.
     let endpoint;
     try {
       endpoint = await opts.endpoints.endpoint(row.org_id, row.event_type, row.endpoint_id);
     } catch (err) {
       log.warn({ deliveryId: row.id, endpointId: row.endpoint_id, err: (err as Error).message }, 'webhook service unavailable; attempt postponed');
-      await releaseLease(opts.db, row.id, token, new Date(Date.now() + DEPENDENCY_RETRY_MS));
+      await giveBack(row, token, stored, new Date(Date.now() + DEPENDENCY_RETRY_MS));
       return;
     }
     const number = row.attempt_count + 1;
     const attemptId = newAttemptId();
     const attemptedAt = new Date();
     if (!endpoint) {
-      await finish(row, token, {
+      await finish(row, token, stored, {
         attemptId,
         number,
         attemptedAt,
@@ -325,7 +362,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     }
     const blocked = opts.breakers.blockedUntil(row.endpoint_id);
     if (blocked) {
-      await releaseLease(opts.db, row.id, token, blocked);
+      await giveBack(row, token, stored, blocked);
       return;
     }
 
@@ -353,7 +390,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     } catch (err) {
       if (err instanceof BreakerOpen) {
         clearTimeout(timer);
-        await releaseLease(opts.db, row.id, token, err.retryAt);
+        await giveBack(row, token, stored, err.retryAt);
         return;
       }
       const message = controller.signal.aborted ? `timed out after ${opts.attemptTimeoutMs} ms` : (err as Error).message;
@@ -366,17 +403,23 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     // A failing endpoint is the one most likely to have been disabled or deleted meanwhile (5
     // failures disable it): its retry, due sooner than the cache expires, asks again.
     if (outcome !== 'delivered') opts.endpoints.invalidate(row.org_id);
-    await finish(row, token, { attemptId, number, attemptedAt, durationMs: Math.round(performance.now() - started), result, outcome });
+    await finish(row, token, stored, { attemptId, number, attemptedAt, durationMs: Math.round(performance.now() - started), result, outcome });
   }
 
   async function finish(
     row: ClaimedDelivery,
     token: string,
+    stored: Promise<boolean>,
     a: { attemptId: string; number: number; attemptedAt: Date; durationMs: number; result: PostResult; outcome: AttemptOutcome },
   ): Promise<void> {
     const step = a.outcome === 'cancelled' ? ({ kind: 'cancelled' } as const) : nextStep(a.result.delivered, a.number, opts.retrySchedule);
-    const next =
-      step.kind === 'retry'
+    // A delivery started before its row was stored is recorded once it is. Never stored (its
+    // event is handled again, or was fanned out before): the attempt is logged, and there is no
+    // delivery to move on and no outcome to report (the redelivery makes its own).
+    const rowStored = await stored;
+    const next = !rowStored
+      ? { status: 'cancelled' as const }
+      : step.kind === 'retry'
         ? { status: 'pending' as const, retryInMs: step.waitMs }
         : { status: step.kind };
     const held = await recorder.add({
@@ -401,6 +444,10 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     opts.metrics.attempts.inc({ event_type: row.event_type, outcome: a.outcome });
     if (a.outcome !== 'cancelled') opts.metrics.attemptDuration.observe(a.durationMs / 1000);
     const fields = { deliveryId: row.id, eventId: row.event_id, endpointId: row.endpoint_id, attempt: a.number, attemptId: a.attemptId, outcome: a.outcome, statusCode: a.result.statusCode, durationMs: a.durationMs };
+    if (!rowStored) {
+      log.info(fields, 'attempt logged; its delivery was not stored (its event is handled again, or was before)');
+      return;
+    }
     if (!held) {
       log.warn(fields, 'lease lost during the attempt; attempt logged, delivery left to its new owner');
       return;
@@ -490,12 +537,13 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     const unstarted = [...ready.values()].flat();
     ready.clear();
     queued = 0;
-    await Promise.all(unstarted.map((w) => releaseLease(opts.db, w.row.id, w.token, new Date()).catch((err: unknown) => log.warn({ deliveryId: w.row.id, err: (err as Error).message }, 'could not give a waiting delivery back; its lease will expire'))));
+    await Promise.all(unstarted.map((w) => giveBack(w.row, w.token, storedOrClaimed(w.stored), new Date()).catch((err: unknown) => log.warn({ deliveryId: w.row.id, err: (err as Error).message }, 'could not give a waiting delivery back; its lease will expire'))));
     await Promise.all(running);
     await recorder.flushed();
   })();
 
   return {
+    startNow,
     reserve,
     wake: wakeClaims,
     async stop() {
