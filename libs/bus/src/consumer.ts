@@ -135,8 +135,10 @@ export interface ConsumerCommonOptions<DB> {
    * Sees each event the moment it is received, before its transaction waits for a turn: when
    * every transaction slot waits on a slow commit, events keep being received and shown here.
    * For work that may start before the event's effects are committed (the fan-out starts its
-   * attempts here: at least once). The event's transaction waits for what it answers (a throw
-   * is logged and ignored), so the handler finds what it prepared, by the event object.
+   * attempts here: at least once). An event joins a batch once what this answered has settled
+   * (a throw is logged and ignored), so the handler finds what it prepared, by the event
+   * object; batches then take events in the order they became ready, which is stream order
+   * only as far as `onReceived` keeps it. An event waiting here holds no transaction slot.
    */
   onReceived?: (event: ConsumedEvent) => void | Promise<void>;
   /** Called once per event that `onReceived` saw, after it was acked, nak'ed or terminated: whatever the handler did not take is to be let go. */
@@ -150,11 +152,28 @@ export interface RunningConsumer {
 
 type ConsumerMessages = Awaited<ReturnType<Awaited<ReturnType<JetStreamClient['consumers']['get']>>['consume']>>;
 
-/** A received message, its event, and `onReceived`'s work on it (awaited before its transaction). */
+/** A received message, its event, and whether `onReceived`'s work on it has settled (it may join a batch). */
 interface Received {
   m: JsMsg;
   event: ConsumedEvent;
-  prepared: Promise<void> | undefined;
+  ready: boolean;
+}
+
+/** Received messages in arrival order; batches take the ready ones. */
+class ReceivedQueue {
+  readonly items: Received[] = [];
+  ready = 0;
+
+  /** Up to `n` ready items, oldest first, taken out of the queue. */
+  take(n: number): Received[] {
+    const taken: Received[] = [];
+    for (let i = 0; i < this.items.length && taken.length < n; ) {
+      if (this.items[i]!.ready) taken.push(...this.items.splice(i, 1));
+      else i += 1;
+    }
+    this.ready -= taken.length;
+    return taken;
+  }
 }
 
 const defaultRetryDelay = (n: number) => Math.min(60_000, 1_000 * 2 ** Math.max(0, n - 1));
@@ -303,7 +322,6 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
   async function handleBatch(received: Received[]): Promise<void> {
     const all = received.map((r) => r.event);
     for (const e of all) if (e.redelivered) redeliveries.inc(labels);
-    await Promise.all(received.map((r) => r.prepared));
     const { msgs, events } = await withoutDeclined(
       received.map((r) => r.m),
       all,
@@ -366,28 +384,34 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
    * are unacked), showing each to `onReceived` at once; batches are taken from the queue as
    * transaction slots free. Ends when the subscription does (stop, or an error it throws).
    */
-  async function receive(messages: ConsumerMessages, queue: Received[], arrived: Sleeper): Promise<void> {
+  async function receive(messages: ConsumerMessages, queue: ReceivedQueue, arrived: Sleeper): Promise<void> {
     for await (const m of messages) {
       const event = eventOf(m);
-      const prepared = opts.onReceived
-        ? Promise.resolve(event)
-            .then(opts.onReceived)
-            .catch((err: unknown) => log.warn({ eventId: event.id, err: errorMessage(err) }, 'onReceived failed; the event is handled without it'))
-        : undefined;
-      queue.push({ m, event, prepared });
+      const item: Received = { m, event, ready: !opts.onReceived };
+      queue.items.push(item);
+      if (opts.onReceived) {
+        void Promise.resolve(event)
+          .then(opts.onReceived)
+          .catch((err: unknown) => log.warn({ eventId: event.id, err: errorMessage(err) }, 'onReceived failed; the event is handled without it'))
+          .then(() => {
+            item.ready = true;
+            queue.ready += 1;
+            arrived.wake();
+          });
+      } else queue.ready += 1;
       arrived.wake();
     }
   }
 
-  /** Waits until `queue` holds a full batch, `ms` passed, or `cut` resolved (whichever first). */
-  async function gather(queue: Received[], arrived: Sleeper, ms: number, cut: Promise<unknown> | undefined, ended: () => boolean): Promise<void> {
+  /** Waits until `queue` holds a full batch of ready events, `ms` passed, or `cut` resolved (whichever first). */
+  async function gather(queue: ReceivedQueue, arrived: Sleeper, ms: number, cut: Promise<unknown> | undefined, ended: () => boolean): Promise<void> {
     const deadline = Date.now() + ms;
     let cutShort = false;
     void cut?.then(() => {
       cutShort = true;
       arrived.wake();
     });
-    while (queue.length < batchSize && !cutShort && !ended() && Date.now() < deadline) await arrived.wait(deadline - Date.now());
+    while (queue.ready < batchSize && !cutShort && !ended() && Date.now() < deadline) await arrived.wait(deadline - Date.now());
   }
 
   const settle = (batch: Received[]) => {
@@ -408,7 +432,7 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
         // Enough in hand to fill every batch slot; the client pulls more as these are taken.
         messages = await consumer.consume({ max_messages: concurrency * batchSize });
         if (stopping) messages.stop();
-        const queue: Received[] = [];
+        const queue = new ReceivedQueue();
         const arrived = new Sleeper();
         let ended = false;
         const receiving = receive(messages, queue, arrived).finally(() => {
@@ -416,8 +440,8 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
           arrived.wake();
         });
         // What was received is handled, also after a stop: onReceived may have started work on it.
-        while (queue.length > 0 || !ended) {
-          if (queue.length === 0) {
+        while (queue.items.length > 0 || !ended) {
+          if (queue.ready === 0) {
             await arrived.wait(60_000);
             continue;
           }
@@ -430,7 +454,7 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
           if (waitMs > 0) await gather(queue, arrived, waitMs, inflight.size > 0 && gatherMs === 0 ? Promise.all(inflight) : undefined, () => ended);
           // What the client holds already reaches the queue within a turn.
           else await new Promise((resolve) => setImmediate(resolve));
-          const batch = queue.splice(0, batchSize);
+          const batch = queue.take(batchSize);
           const p: Promise<void> = handleBatch(batch).finally(() => {
             inflight.delete(p);
             settle(batch);

@@ -305,6 +305,32 @@ describe('consumer', () => {
     await eventually(async () => expect((await h.jsm.consumers.info(h.stream, 'early')).num_ack_pending).toBe(0));
   });
 
+  it('holds no transaction slot for an event whose onReceived has not settled: events ready later go first', async () => {
+    const handled: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slowId = randomUUID();
+    await consumer(
+      'ready',
+      async (event, trx) => {
+        handled.push(event.id);
+        await trx.insertInto('effects').values({ event_id: event.id, consumer: 'ready', replica: '1' }).execute();
+      },
+      {
+        concurrency: 1,
+        onReceived: async (event) => {
+          if (event.id === slowId) await held;
+        },
+      },
+    );
+    await publish('ready', slowId);
+    const others = [await publish('ready'), await publish('ready'), await publish('ready')];
+    await eventually(() => expect(handled).toEqual(others));
+    release();
+    await eventually(() => expect(handled).toEqual([...others, slowId]));
+    await eventually(async () => expect((await h.jsm.consumers.info(h.stream, 'ready')).num_ack_pending).toBe(0));
+  });
+
   it('calls a batchHandler once per batch with its fresh events in stream order, duplicates left out', async () => {
     const registry = new Registry();
     const ids = await publishAll('bhfresh', 6);

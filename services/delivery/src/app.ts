@@ -16,7 +16,7 @@ import { registrations } from './routes/index.ts';
 import type { DeliveryDatabase } from './storage/schema.ts';
 import { Breakers } from './worker/breakers.ts';
 import { startListener } from './worker/listener.ts';
-import { deliveryMetrics } from './worker/metrics.ts';
+import { deliveryMetrics, unstoredGauge } from './worker/metrics.ts';
 import { startOutcomeReporter, type OutcomeReporter } from './worker/outcome-reporter.ts';
 import { schedulerLeaseMs, startScheduler, type Scheduler } from './worker/scheduler.ts';
 
@@ -146,6 +146,7 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
       leaseMs: schedulerLeaseMs(config.DELIVERY_ATTEMPT_TIMEOUT_MS),
       logger,
     });
+    unstoredGauge(registry, fan.unstored);
     consumer = await startConsumer({
       js,
       jsm,
@@ -158,10 +159,10 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
       logger,
       registry,
       concurrency: 4,
-      // A few ms more per event buys transactions of several events (one inbox insert, one
-      // fan-out insert, one commit for all of them) under a steady flow; attempts do not wait
-      // for them (onReceived starts them).
-      gatherMs: 5,
+      // Transactions of many events (one inbox insert, one statement for their attempts and
+      // deliveries, one commit, one outcome report for all of them) under a steady flow;
+      // attempts do not wait for them (onReceived starts them).
+      gatherMs: config.DELIVERY_FANOUT_GATHER_MS,
       wants: fan.wants,
       batchHandler: fan.handler,
       onReceived: fan.onReceived,

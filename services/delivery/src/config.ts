@@ -46,6 +46,10 @@ export const deliveryConfigShape = {
   // Attempts in flight at once: per endpoint (per replica) and in all (per replica).
   DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT: env.int(4, { min: 1, max: 1000 }),
   DELIVERY_WORKERS: env.int(64, { min: 1, max: 10_000 }),
+  // How long the fan-out gathers events whose first attempts are over into one transaction
+  // (their attempts, inbox rows and what is left to do, one commit, one outcome report). The
+  // attempts do not wait for it: only the delivery log and the ack trail by this much.
+  DELIVERY_FANOUT_GATHER_MS: env.int(25, { min: 0, max: 1_000 }),
   // Safety poll of the scheduler besides NOTIFY and its own timers.
   DELIVERY_POLL_INTERVAL_MS: env.int(1_000, { min: 10, max: 60_000 }),
 

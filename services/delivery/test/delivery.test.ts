@@ -331,7 +331,62 @@ describe('retries', () => {
   });
 });
 
-describe('while Postgres holds the fan-out back', () => {
+/** Per attempt of the endpoint: whether its event's fan-out transaction wrote it (same xmin as the event's inbox row). */
+const writtenByFanout = async (endpointId: string) =>
+  (
+    await queryRows<{ attempt: number; same: boolean }>(
+      `select a.attempt, a.xmin = i.xmin as same
+       from "${iso.schema}".delivery_attempts a join "${iso.schema}".inbox i on i.event_id = a.event_id and i.consumer = 'delivery-fanout'
+       where a.endpoint_id = $1 order by a.attempted_at`,
+      [endpointId],
+    )
+  ).map((r) => [r.attempt, r.same]);
+
+describe('attempts before their rows', () => {
+  it('writes a first attempt that ended before its event was stored in that same transaction, with a row only for what is left to do', async () => {
+    const org = randomUUID();
+    let calls = 0;
+    const r = await receiver((_req, res) => {
+      calls += 1;
+      // The first delivery fails once (a retry is left to do); the second is delivered at once.
+      res.statusCode = calls === 1 ? 503 : 204;
+      res.end();
+    });
+    const endpoint = stub.add(org, r.url);
+    await pub.publish(issueCreated(org), { orgId: org });
+    await logOf(endpoint.id, 2);
+    await pub.publish(issueCreated(org), { orgId: org });
+    const entries = await logOf(endpoint.id, 3);
+    expect(entries.map((e) => [e.attempt, e.outcome]).reverse()).toEqual([
+      [1, 'failed'],
+      [2, 'delivered'],
+      [1, 'delivered'],
+    ]);
+    // Both first attempts came with their events' transactions; the retry was claimed and recorded later.
+    expect(await writtenByFanout(endpoint.id)).toEqual([
+      [1, true],
+      [2, false],
+      [1, true],
+    ]);
+    expect(stub.outcomes.filter((o) => o.endpointId === endpoint.id).map((o) => o.delivered)).toEqual([true, true]);
+    await eventually(async () => expect(await queryRows(`select id from "${iso.schema}".deliveries where endpoint_id = $1`, [endpoint.id])).toEqual([]));
+  });
+
+  it('lets a busy endpoint\'s new deliveries wait for its free slots in memory instead of storing them for a claim', async () => {
+    const org = randomUUID();
+    // 4 requests at a time (the bound), 40 ms each: 20 deliveries take about 200 ms.
+    const r = await receiver((_req, res) => {
+      setTimeout(() => res.end('ok'), 40);
+    });
+    const endpoint = stub.add(org, r.url);
+    for (let i = 0; i < 20; i += 1) await pub.publish(issueCreated(org), { orgId: org });
+    await logOf(endpoint.id, 20);
+    // Every one was taken as a slot freed and written with its event: none was stored to wait.
+    expect(await writtenByFanout(endpoint.id)).toEqual(Array(20).fill([1, true]));
+    expect(r.requests).toHaveLength(20);
+  });
+
+
   it('sends a new event before its deliveries are stored, and logs the attempt once they are', async () => {
     const org = randomUUID();
     const r = await receiver();
@@ -349,12 +404,15 @@ describe('while Postgres holds the fan-out back', () => {
       // Delivered, but nothing is stored or logged yet: the fan-out's transaction waits.
       expect(await inboxRows([eventId])).toEqual([]);
       expect(await log(endpoint.id)).toEqual([]);
+      // Held in memory meanwhile, where the metrics show it (the table's gauges cannot).
+      expect(await h.metric('webhook_deliveries_unstored')).toBe(1);
     } finally {
       await blocker.query('rollback');
       await blocker.end();
     }
     const [entry] = await logOf(endpoint.id, 1);
     expect([entry!.attempt, entry!.outcome, entry!.statusCode]).toEqual([1, 'delivered', 200]);
+    expect(await h.metric('webhook_deliveries_unstored')).toBe(0);
     // Final and reported: nothing is left in the deliveries table, and it was sent once.
     await eventually(async () => expect(await queryRows(`select id from "${iso.schema}".deliveries where endpoint_id = $1`, [endpoint.id])).toEqual([]));
     expect(r.requests).toHaveLength(1);
@@ -393,7 +451,7 @@ describe('GET /admin/v1/webhooks/:id/deliveries', () => {
     expect(await h.metric('webhook_delivery_attempts_total', { event_type: 'IssueCreated', outcome: 'failed' })).toBeGreaterThan(0);
     expect(await h.metric('webhook_delivery_attempt_duration_seconds_count')).toBeGreaterThan(0);
     const text = await (await fetch(`${h.base}/metrics`)).text();
-    for (const name of ['webhook_deliveries_pending', 'webhook_deliveries_due_late', 'delivery_circuit_breakers_open', 'webhook_endpoints_auto_disabled_total']) {
+    for (const name of ['webhook_deliveries_pending', 'webhook_deliveries_due_late', 'webhook_deliveries_unstored', 'delivery_circuit_breakers_open', 'webhook_endpoints_auto_disabled_total']) {
       expect(text).toMatch(new RegExp(`^${name}(\\{[^}]*\\})? \\d+`, 'm'));
     }
   });

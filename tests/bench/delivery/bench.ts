@@ -685,6 +685,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     DB_POOL_MAX: s.serviceEnv.DB_POOL_MAX ?? '10',
     DELIVERY_ATTEMPT_TIMEOUT_MS: s.serviceEnv.DELIVERY_ATTEMPT_TIMEOUT_MS ?? '10000',
     DELIVERY_RETRY_SCHEDULE_MS: s.serviceEnv.DELIVERY_RETRY_SCHEDULE_MS ?? '1000,5000',
+    DELIVERY_FANOUT_GATHER_MS: s.serviceEnv.DELIVERY_FANOUT_GATHER_MS ?? '25',
     DELIVERY_ENDPOINT_CACHE_TTL_MS: s.serviceEnv.DELIVERY_ENDPOINT_CACHE_TTL_MS ?? '2000',
     LOG_LEVEL: s.logLevel,
     ...s.serviceEnv,

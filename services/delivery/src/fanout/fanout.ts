@@ -3,7 +3,8 @@ import { decodeEvent, envelopesFor, kindOfSubject, kindOfType } from '@preflight
 import type { Logger } from '@preflight/log';
 import type { EndpointDirectory } from '../clients/endpoint-directory.ts';
 import { newDeliveryId } from '../domain/ids.ts';
-import { insertDeliveries, type ClaimedDelivery, type NewDelivery, type NewEnvelope } from '../storage/deliveries.ts';
+import { insertDeliveries, type AttemptCompletion, type ClaimedDelivery, type NewDelivery, type NewEnvelope, type WrittenAttempt } from '../storage/deliveries.ts';
+import { EarlyEvent, type EarlyDelivery, type EarlyRecord } from './early-start.ts';
 import type { DeliveryDatabase } from '../storage/schema.ts';
 
 /** The durable consumer of every domain event; also labels its inbox rows and metrics. */
@@ -13,20 +14,21 @@ export const FANOUT_CONSUMER = 'delivery-fanout';
 export const deliveryChannel = (schema: string): string => `${schema}_delivery`;
 
 /**
- * Where fanned-out deliveries go in this replica. `startNow` hands the local scheduler new
+ * Where fanned-out deliveries go in this replica. `admit` hands the local scheduler new
  * deliveries before their rows are stored (see `fanout`), `reserve` takes slots for rows
  * inserted leased and handed over at commit. Both grant, per row, only what the scheduler has
  * room for by the bounds of a claim (none while it is full or stopping, or for an endpoint
- * whose breaker is open).
+ * whose breaker is open or that is stalled).
  */
 export interface Handoff {
   /**
-   * Starts attempts for the rows it has room for, at once; `stored` settles true once their
-   * rows are committed (leased under the token answered), false when they never will be
-   * (their event was fanned out before, or is handled again later): each attempt's database
-   * writes wait for it.
+   * Takes the rows it has room for, now or (in order, per endpoint) within `waitMs`; most
+   * start at once. Each row's `early` says how its attempt is recorded. `taken` settles when
+   * every row is taken or refused; taken rows are stored leased under `token`.
    */
-  startNow(rows: readonly ClaimedDelivery[], stored: Promise<boolean>): { token: string; taken: readonly boolean[] };
+  admit(rows: readonly ClaimedDelivery[], early: readonly EarlyRecord[], waitMs: number): { token: string; taken: Promise<boolean[]> };
+  /** Reports the final outcomes among these to the webhook service; answers them marked reported, or as they were when the report failed. */
+  reportFinals(completions: AttemptCompletion[]): Promise<AttemptCompletion[]>;
   /** One slot per endpoint id given (an id may come several times), for the rows inserted leased. */
   reserve(endpointIds: readonly string[]): Reservation;
 }
@@ -56,10 +58,25 @@ interface Plan {
 /** Deliveries of an event started before its transaction (`onReceived`), until it commits. */
 interface Started {
   plan: Plan;
+  early: EarlyEvent;
   token: string;
+  /** Per row of the plan: whether the scheduler took it (settled before the transaction runs). */
   taken: readonly boolean[];
-  stored: (ok: boolean) => void;
 }
+
+/**
+ * How long a new delivery waits for room at its endpoint (which is at its bound) before it is
+ * stored for a claim instead: as long as an endpoint may go without ending a request before
+ * it counts as stalled (the scheduler's STALL_MS), so a busy endpoint's backlog waits in memory
+ * and JetStream, and a hanging one's goes to the table.
+ */
+const ADMIT_WAIT_MS = 1_000;
+/**
+ * How long an event's transaction waits for the attempts started for it to end: those that
+ * ended are written by it (one attempt row, and no delivery row unless something is left to
+ * do); those still running are stored leased and recorded when they end.
+ */
+const FINISH_WAIT_MS = 250;
 
 export interface Fanout {
   /**
@@ -77,6 +94,8 @@ export interface Fanout {
   onReceived: (consumed: ConsumedEvent) => Promise<void>;
   /** The consumer's onSettled: what was started early and never stored is let go. */
   onSettled: (consumed: ConsumedEvent) => void;
+  /** Deliveries of events received and started early whose transaction has not ended yet. */
+  unstored: () => number;
 }
 
 /**
@@ -115,6 +134,13 @@ export function fanout(opts: {
   const log = opts.logger.child({ component: 'fanout' });
   const channel = deliveryChannel(opts.schema);
   const started = new WeakMap<ConsumedEvent, Started>();
+  let unstored = 0;
+  /** Started early, then stored or let go: counted once, whichever comes first. */
+  const settle = (s: Started, stored: boolean) => {
+    if (s.early.settled === undefined) unstored -= s.plan.rows.length;
+    if (stored) s.early.committed();
+    else s.early.letGo();
+  };
   let lastTransactionFailed = false;
 
   async function planOf(consumed: ConsumedEvent, route: Extract<Route, { kind: 'public' }>): Promise<Plan> {
@@ -144,18 +170,26 @@ export function fanout(opts: {
       return;
     }
     if (plan.rows.length === 0) return;
-    let stored!: (ok: boolean) => void;
-    const storedPromise = new Promise<boolean>((resolve) => (stored = resolve));
-    const { token, taken } = opts.handoff.startNow(plan.rows, storedPromise);
-    if (!taken.some(Boolean)) return;
-    started.set(consumed, { plan, token, taken, stored });
+    const early = new EarlyEvent(plan.rows.length);
+    const { token, taken } = opts.handoff.admit(plan.rows, early.deliveries, ADMIT_WAIT_MS);
+    // Known before anything is awaited: `wants` and the handler find it by the event.
+    const s: Started = { plan, early, token, taken: [] };
+    started.set(consumed, s);
+    unstored += plan.rows.length;
+    s.taken = await taken;
+    if (!s.taken.some(Boolean)) {
+      started.delete(consumed);
+      settle(s, false);
+      return;
+    }
+    await early.attemptsOver(s.taken, FINISH_WAIT_MS);
   };
 
   const onSettled = (consumed: ConsumedEvent): void => {
     const s = started.get(consumed);
     if (!s) return;
     started.delete(consumed);
-    s.stored(false);
+    settle(s, false);
   };
 
   const handler: BatchEventHandler<DeliveryDatabase> = async (batch, trx, tx) => {
@@ -163,8 +197,9 @@ export function fanout(opts: {
     tx.afterRollback(() => (lastTransactionFailed = true));
     const envelopes: NewEnvelope[] = [];
     const early: NewDelivery[] = [];
+    const writing: Array<{ delivery: EarlyDelivery; url: string }> = [];
     const later: Array<{ row: ClaimedDelivery; delivery: NewDelivery }> = [];
-    const stores: Started[] = [];
+    const stores: Array<{ consumed: ConsumedEvent; s: Started }> = [];
     for (const consumed of batch) {
       const route = routeOf(consumed, opts.subjectPrefix);
       if (route.kind === 'unknown') {
@@ -179,15 +214,24 @@ export function fanout(opts: {
       if (route.kind === 'private') continue;
       const s = started.get(consumed);
       const plan = s?.plan ?? (await planOf(consumed, route));
-      if (s) stores.push(s);
+      if (s) stores.push({ consumed, s });
       envelopes.push(...plan.envelopes);
       plan.rows.forEach((row, i) => {
-        const delivery = newDelivery(row);
-        if (s?.taken[i]) early.push({ ...delivery, leaseToken: s.token });
-        else later.push({ row, delivery });
+        if (!s?.taken[i]) return later.push({ row, delivery: newDelivery(row) });
+        const d = s.early.deliveries[i]!;
+        if (d.take() === 'write') writing.push({ delivery: d, url: row.url });
+        else early.push({ ...newDelivery(row), leaseToken: s.token });
       });
     }
-    if (early.length === 0 && later.length === 0) return;
+    if (early.length === 0 && later.length === 0 && writing.length === 0) return;
+    // Final outcomes are reported before they are written as done (as the scheduler's records
+    // do); a batch that rolls back and runs again does not report them twice.
+    const unreported = writing.filter((w) => !w.delivery.completion!.reported);
+    if (unreported.length > 0) {
+      const reported = await opts.handoff.reportFinals(unreported.map((w) => w.delivery.completion!));
+      unreported.forEach((w, i) => (w.delivery.completion = reported[i]!));
+    }
+    const written: WrittenAttempt[] = writing.map((w) => ({ completion: w.delivery.completion!, url: w.url }));
     const reservation = opts.handoff.reserve(later.map((l) => l.row.endpoint_id));
     // Registered before the insert, so a statement that fails gives the slots back too.
     tx.afterRollback(() => reservation.release());
@@ -195,12 +239,15 @@ export function fanout(opts: {
       if (reservation.granted[i]) l.delivery.leaseToken = reservation.token;
       l.delivery.dueAt = reservation.dueAt[i];
     });
-    await insertDeliveries(trx, { envelopes, rows: [...early, ...later.map((l) => l.delivery)], leaseMs: opts.leaseMs, channel });
+    await insertDeliveries(trx, { envelopes, rows: [...early, ...later.map((l) => l.delivery)], written, leaseMs: opts.leaseMs, channel });
     tx.afterCommit(() => {
-      for (const s of stores) s.stored(true);
+      for (const { consumed, s } of stores) {
+        started.delete(consumed);
+        settle(s, true);
+      }
       reservation.accept(later.filter((_, i) => reservation.granted[i]).map((l) => l.row));
     });
-    log.debug({ events: batch.length, deliveries: early.length + later.length, startedEarly: early.length }, 'events fanned out');
+    log.debug({ events: batch.length, deliveries: early.length + writing.length + later.length, attemptsWritten: writing.length, startedEarly: early.length + writing.length }, 'events fanned out');
   };
 
   const wants = async (consumed: ConsumedEvent): Promise<boolean> => {
@@ -214,7 +261,7 @@ export function fanout(opts: {
     return false;
   };
 
-  return { wants, handler, onReceived, onSettled };
+  return { wants, handler, onReceived, onSettled, unstored: () => unstored };
 }
 
 const newDelivery = (row: ClaimedDelivery): NewDelivery => ({

@@ -79,39 +79,79 @@ export interface NewDelivery {
   dueAt: Date | undefined;
 }
 
+/** An attempt the fan-out's transaction records (it ended before the transaction), and the URL its delivery goes to. */
+export interface WrittenAttempt {
+  completion: AttemptCompletion;
+  url: string;
+}
+
 /**
- * Stores envelopes (once per event and type) and deliveries, in one statement. A leased row is
- * inserted as a claim would leave it (due at the end of the lease, `lease_token`), so the
- * replica that fanned it out holds it in its own scheduler (started, or handed over at commit) with no claim
- * statement and no second row version; should that replica die first, the lease expires and
- * any replica claims it. Rows there was no room for are due at once, for the claim loop, and
- * `channel` is NOTIFYed (at commit) for them; rows with a `dueAt` wait until then and notify
- * nobody (the claim loops' timers and poll find them).
+ * Stores a fan-out's work in one statement: envelopes (once per event and type, only for
+ * events with a delivery left pending), deliveries, and the attempts that ended before the
+ * transaction. A leased row is inserted as a claim would leave it (due at the end of the
+ * lease, `lease_token`), so the replica that fanned it out holds it in its own scheduler
+ * (started, or handed over at commit) with no claim statement and no second row version;
+ * should that replica die first, the lease expires and any replica claims it. Rows there was
+ * no room for are due at once, for the claim loop, and `channel` is NOTIFYed (at commit) for
+ * them; rows with a `dueAt` wait until then and notify nobody (the claim loops' timers and
+ * poll find them). An attempt written here that leaves its delivery done (final and reported,
+ * or cancelled) stores no delivery at all; one that leaves a retry, or an outcome still to
+ * report, stores its delivery as the record of a claimed one would have left it.
  */
 export async function insertDeliveries(
   db: Kysely<DeliveryDatabase>,
-  d: { envelopes: readonly NewEnvelope[]; rows: readonly NewDelivery[]; leaseMs: number; channel: string },
+  d: { envelopes: readonly NewEnvelope[]; rows: readonly NewDelivery[]; written?: readonly WrittenAttempt[]; leaseMs: number; channel: string },
 ): Promise<void> {
-  if (d.rows.length === 0) return;
-  const col = <K extends keyof NewDelivery>(k: K) => d.rows.map((r) => r[k]);
+  const written = d.written ?? [];
+  const moved = written.filter((w) => !nothingLeft(w.completion));
+  const rows = [
+    ...d.rows.map((r) => ({ ...r, status: 'pending' as DeliveryStatus, attemptCount: 0, dueInMs: null as number | null })),
+    ...moved.map(({ completion: c, url }) => ({
+      id: c.attempt.deliveryId,
+      eventId: c.attempt.eventId,
+      eventType: c.attempt.eventType,
+      orgId: c.orgId,
+      endpointId: c.attempt.endpointId,
+      url,
+      leaseToken: undefined,
+      dueAt: undefined,
+      status: c.next.status,
+      attemptCount: c.attempt.attempt,
+      dueInMs: c.next.retryInMs ?? 0,
+    })),
+  ];
+  if (rows.length === 0 && written.length === 0) return;
+  // A body is kept only for deliveries that may be attempted again.
+  const pendingOf = new Set(rows.filter((r) => r.status === 'pending').map((r) => `${r.eventId} ${r.eventType}`));
+  const envelopes = d.envelopes.filter((e) => pendingOf.has(`${e.eventId} ${e.eventType}`));
+  const col = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k]);
   await sql`
     with envelope as (
       insert into delivery_envelopes (event_id, event_type, body)
-      select * from unnest(${d.envelopes.map((e) => e.eventId)}::text[], ${d.envelopes.map((e) => e.eventType)}::text[], ${d.envelopes.map((e) => e.body)}::text[])
+      select * from unnest(${envelopes.map((e) => e.eventId)}::text[], ${envelopes.map((e) => e.eventType)}::text[], ${envelopes.map((e) => e.body)}::text[])
       on conflict do nothing
     ),
+    logged as (
+      insert into delivery_attempts (attempt_id, delivery_id, event_id, event_type, endpoint_id, attempt, attempted_at, status_code, duration_ms, response_body, error, outcome)
+      ${attemptRows(written.map((w) => w.completion.attempt))}
+    ),
     inserted as (
-      insert into deliveries (id, event_id, event_type, endpoint_id, org_id, url, next_attempt_at, leased_until, lease_token)
-      select r.id, r.event_id, r.event_type, r.endpoint_id, r.org_id, r.url,
-        case when r.lease_token is not null then ${leaseEnd(d.leaseMs)} else coalesce(r.due_at, now()) end,
+      insert into deliveries (id, event_id, event_type, endpoint_id, org_id, url, status, attempt_count, next_attempt_at, leased_until, lease_token, finished_at)
+      select r.id, r.event_id, r.event_type, r.endpoint_id, r.org_id, r.url, r.status, r.attempt_count,
+        case when r.lease_token is not null then ${leaseEnd(d.leaseMs)}
+          when r.due_in_ms is not null then now() + r.due_in_ms * interval '1 millisecond'
+          else coalesce(r.due_at, now()) end,
         case when r.lease_token is not null then ${leaseEnd(d.leaseMs)} end,
-        r.lease_token
+        r.lease_token,
+        case when r.status <> 'pending' then now() end
       from unnest(${col('id')}::uuid[], ${col('eventId')}::text[], ${col('eventType')}::text[], ${col('endpointId')}::uuid[], ${col('orgId')}::uuid[],
-        ${col('url')}::text[], ${col('leaseToken').map((t) => t ?? null)}::uuid[], ${col('dueAt').map((t) => t?.toISOString() ?? null)}::timestamptz[])
-        as r (id, event_id, event_type, endpoint_id, org_id, url, lease_token, due_at)
-      returning lease_token, next_attempt_at <= now() as due
+        ${col('url')}::text[], ${col('status')}::text[], ${col('attemptCount')}::integer[], ${col('dueInMs')}::integer[],
+        ${col('leaseToken').map((t) => t ?? null)}::uuid[], ${col('dueAt').map((t) => t?.toISOString() ?? null)}::timestamptz[])
+        as r (id, event_id, event_type, endpoint_id, org_id, url, status, attempt_count, due_in_ms, lease_token, due_at)
+      returning lease_token, status, attempt_count, next_attempt_at <= now() as due
     )
-    select pg_notify(${d.channel}, '') from (select 1) one where exists (select 1 from inserted where lease_token is null and due)`.execute(db);
+    select pg_notify(${d.channel}, '') from (select 1) one
+    where exists (select 1 from inserted where lease_token is null and status = 'pending' and attempt_count = 0 and due)`.execute(db);
 }
 
 /**
@@ -178,6 +218,18 @@ export interface AttemptCompletion {
   reported?: boolean;
 }
 
+/**
+ * Attempt rows for an insert into `delivery_attempts`, as arrays, one per column (unnest),
+ * rather than a VALUES list of 12 bound values a row: the statement's text is the same for
+ * every batch size, so it is named and planned once per connection, and neither kysely nor
+ * Postgres handles thousands of single parameters.
+ */
+const attemptRows = (a: readonly AttemptRecord[]) => sql`select * from unnest(
+    ${a.map((x) => x.attemptId)}::uuid[], ${a.map((x) => x.deliveryId)}::uuid[], ${a.map((x) => x.eventId)}::text[],
+    ${a.map((x) => x.eventType)}::text[], ${a.map((x) => x.endpointId)}::uuid[], ${a.map((x) => x.attempt)}::integer[],
+    ${a.map((x) => x.attemptedAt.toISOString())}::timestamptz[], ${a.map((x) => x.statusCode)}::integer[], ${a.map((x) => x.durationMs)}::integer[],
+    ${a.map((x) => x.responseBody)}::text[], ${a.map((x) => x.error)}::text[], ${a.map((x) => x.outcome)}::text[])`;
+
 /** Final, with no outcome to report (cancelled) or its outcome reported: the row can go. */
 const nothingLeft = (c: AttemptCompletion): boolean => c.next.status === 'cancelled' || (c.next.status !== 'pending' && c.reported === true);
 
@@ -192,14 +244,7 @@ const nothingLeft = (c: AttemptCompletion): boolean => c.next.status === 'cancel
 export async function recordAttempts(db: Kysely<DeliveryDatabase>, completions: readonly AttemptCompletion[]): Promise<boolean[]> {
   if (completions.length === 0) return [];
   const a = completions.map((c) => c.attempt);
-  // Arrays, one per column (unnest), rather than a VALUES list of 18 bound values a row: the
-  // statement's text is the same for every batch size, so it is named and planned once per
-  // connection, and neither kysely nor Postgres handles thousands of single parameters.
-  const attempts = sql`select * from unnest(
-    ${a.map((x) => x.attemptId)}::uuid[], ${a.map((x) => x.deliveryId)}::uuid[], ${a.map((x) => x.eventId)}::text[],
-    ${a.map((x) => x.eventType)}::text[], ${a.map((x) => x.endpointId)}::uuid[], ${a.map((x) => x.attempt)}::integer[],
-    ${a.map((x) => x.attemptedAt.toISOString())}::timestamptz[], ${a.map((x) => x.statusCode)}::integer[], ${a.map((x) => x.durationMs)}::integer[],
-    ${a.map((x) => x.responseBody)}::text[], ${a.map((x) => x.error)}::text[], ${a.map((x) => x.outcome)}::text[])`;
+  const attempts = attemptRows(a);
   const moves = sql`select * from unnest(
     ${a.map((x) => x.deliveryId)}::uuid[], ${completions.map((c) => c.token)}::uuid[], ${completions.map((c) => c.next.status)}::text[],
     ${a.map((x) => x.attempt)}::integer[], ${completions.map((c) => c.next.retryInMs ?? 0)}::integer[], ${completions.map(nothingLeft)}::boolean[])`;

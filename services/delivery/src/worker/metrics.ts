@@ -52,3 +52,20 @@ export function deliveryMetrics(registry: Registry, db: Kysely<DeliveryDatabase>
     autoDisabled: new Counter({ name: 'webhook_endpoints_auto_disabled_total', help: 'Endpoints the webhook service disabled after consecutive failed deliveries, as reported to this service.', registers: [registry] }),
   };
 }
+
+/**
+ * Deliveries this replica holds in memory before their rows are stored: its events' first
+ * attempts (running, or over and waiting for their event's transaction) and the deliveries
+ * waiting for room at a busy endpoint. Per replica (sum over pods); the database gauges above
+ * do not see them, and the events behind them are unacked in JetStream (num_ack_pending).
+ */
+export function unstoredGauge(registry: Registry, count: () => number): void {
+  new Gauge({
+    name: 'webhook_deliveries_unstored',
+    help: 'New deliveries this replica holds before their rows are stored (attempts started early, deliveries waiting for room at their endpoint).',
+    registers: [registry],
+    collect() {
+      this.set(count());
+    },
+  });
+}

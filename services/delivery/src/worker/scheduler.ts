@@ -8,6 +8,7 @@ import type { EndpointDirectory } from '../clients/endpoint-directory.ts';
 import { nextStep } from '../domain/schedule.ts';
 import { deliveryHeaders, signingKeysOf } from '../domain/signatures.ts';
 import { newAttemptId } from '../domain/ids.ts';
+import type { EarlyRecord } from '../fanout/early-start.ts';
 import type { Handoff, Reservation } from '../fanout/fanout.ts';
 import { claimDue, deferDue, msUntilNextDue, recordAttempts, releaseLease, type AttemptCompletion, type ClaimedDelivery, type UnreportedOutcome } from '../storage/deliveries.ts';
 import type { AttemptOutcome, DeliveryDatabase } from '../storage/schema.ts';
@@ -63,9 +64,11 @@ const RECORD_LINGER_MS = 5;
  * Finished attempts waiting for their record, at most. The record (outcome call, statement,
  * linger) takes tens of ms under load; counted against `workers` as before, it held slots
  * that requests could use, and capped throughput at `workers` per record round trip. Their
- * rows stay leased meanwhile, so nobody else takes them. Attempts started by the fan-out
- * before their rows were stored also wait here for that commit: a Postgres commit stall of
- * 0.7 s at 1,000 deliveries/s holds ~700, so the bound is about 2 s of such a flow.
+ * rows stay leased meanwhile, so nobody else takes them. Attempts the fan-out started
+ * before their rows were stored are recorded by its transaction, or after it: a Postgres
+ * commit stall of 0.7 s at 1,000 deliveries/s holds ~700 such, so the bound is about 2 s of
+ * that flow (those waiting for the fan-out's own transaction are bounded by the events the
+ * consumer holds, and not counted here).
  */
 const MAX_UNRECORDED = 10 * RECORD_BATCH;
 /** How often an open breaker's (or a stalled endpoint's) newly due deliveries are moved. */
@@ -82,16 +85,24 @@ const DEFER_EVERY_MS = 250;
  */
 const STALL_MS = 1_000;
 
-/** A leased delivery waiting for a slot of its endpoint; `stored` only for one the fan-out started before its row was stored. */
+/** A leased delivery waiting for a slot of its endpoint; `early` only for one the fan-out started before its row was stored. */
 interface Waiting {
   row: ClaimedDelivery;
   token: string;
-  stored?: Promise<boolean> | undefined;
+  early?: EarlyRecord | undefined;
+}
+
+/** A new delivery of the fan-out waiting for room (`admit`). */
+interface Admission extends Waiting {
+  early: EarlyRecord;
+  deadline: number;
+  resolve: (taken: boolean) => void;
 }
 
 /** Claimed and handed-over rows are stored already. */
 const STORED = Promise.resolve(true);
-const storedOrClaimed = (stored: Promise<boolean> | undefined): Promise<boolean> => stored ?? STORED;
+/** How often waiting admissions are checked against their deadline and their endpoint's state. */
+const ADMISSION_SWEEP_MS = 50;
 
 /**
  * How long a claim (or the fan-out's insert) leases a delivery: the wait in `ready` (until a
@@ -101,7 +112,7 @@ const storedOrClaimed = (stored: Promise<boolean> | undefined): Promise<boolean>
 export const schedulerLeaseMs = (attemptTimeoutMs: number): number => 2 * attemptTimeoutMs + 30_000;
 
 /**
- * The scheduler: takes the new deliveries of this replica's fan-out (`startNow`, before their
+ * The scheduler: takes the new deliveries of this replica's fan-out (`admit`, before their
  * rows are stored, or `reserve`, handed over at commit) and claims due deliveries (skip locked, leased: retries, rows the
  * fan-out had no room for, expired leases), dispatches each attempt without waiting for it,
  * and keeps claiming while slots are free and a claim may find something. Bounded in all (`workers`) and per
@@ -189,14 +200,14 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   /** Attempts whose request has not ended yet (`workers` bounds them); `running` also holds those waiting for their record. */
   let requesting = 0;
   /** Finished attempts waiting for their record: bounded, so a slow database holds new attempts back. */
-  const unrecorded = () => running.size - requesting;
+  const unrecorded = () => running.size - requesting - awaitingFanout;
   /** Requests running, rows waiting in `ready` and reserved: at most twice the overall bound. */
   const free = () => (unrecorded() >= MAX_UNRECORDED ? 0 : 2 * opts.workers - requesting - queued - reservedTotal);
   const canStart = () => requesting < opts.workers && unrecorded() < MAX_UNRECORDED;
 
-  function enqueue(row: ClaimedDelivery, token: string, stored?: Promise<boolean>): void {
+  function enqueue(row: ClaimedDelivery, token: string, early?: EarlyRecord): void {
     const waiting = ready.get(row.endpoint_id);
-    const entry = { row, token, stored };
+    const entry = { row, token, early };
     if (waiting) waiting.push(entry);
     else ready.set(row.endpoint_id, [entry]);
     queued += 1;
@@ -206,18 +217,61 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   const hasRoomFor = (endpointId: string) => !stopping && free() > 0 && held(endpointId) < 2 * capacity(endpointId) && !opts.breakers.blockedUntil(endpointId);
 
   /**
-   * The fan-out's early side: rows there is room for wait in `ready` (and most start at once),
-   * before their rows are stored; each attempt's database writes wait for `stored`.
+   * New deliveries of the fan-out waiting for room, per endpoint, in the order they came: the
+   * backlog of a busy endpoint waits here (and its events in JetStream) rather than as rows to
+   * claim, for up to their deadline.
    */
-  function startNow(rows: readonly ClaimedDelivery[], stored: Promise<boolean>): { token: string; taken: boolean[] } {
+  const admissions = new Map<string, Admission[]>();
+  let admissionSweep: NodeJS.Timeout | undefined;
+  /** Early attempts that are over, waiting for their fan-out transaction (bounded by the events the consumer holds, not `MAX_UNRECORDED`). */
+  let awaitingFanout = 0;
+
+  /**
+   * The fan-out's early side, before the rows are stored: each row whose endpoint has room (the
+   * bounds of a claim) is taken at once, in `ready`, and most start at once; a row of an
+   * endpoint at its bound waits for room, in order, for up to `waitMs`. Never taken (answered
+   * false): an endpoint whose breaker is open or that is stalled (STALL_MS), a row whose wait
+   * ran out, anything while stopping. `taken` settles when every row is taken or refused.
+   */
+  function admit(rows: readonly ClaimedDelivery[], early: readonly EarlyRecord[], waitMs: number): { token: string; taken: Promise<boolean[]> } {
     const token = randomUUID();
-    const taken = rows.map((row) => {
-      if (!hasRoomFor(row.endpoint_id)) return false;
-      enqueue(row, token, stored);
-      return true;
+    const now = Date.now();
+    const taken = rows.map((row, i): boolean | Promise<boolean> => {
+      const id = row.endpoint_id;
+      if (stopping || opts.breakers.blockedUntil(id) || unavailableUntil(id, now)) return false;
+      if (!admissions.has(id) && hasRoomFor(id)) {
+        enqueue(row, token, early[i]);
+        return true;
+      }
+      return new Promise<boolean>((resolve) => {
+        const admission: Admission = { row, token, early: early[i]!, deadline: now + waitMs, resolve };
+        const list = admissions.get(id);
+        if (list) list.push(admission);
+        else admissions.set(id, [admission]);
+        admissionSweep ??= setInterval(sweepAdmissions, ADMISSION_SWEEP_MS);
+      });
     });
-    if (taken.some(Boolean)) pump();
-    return { token, taken };
+    pump();
+    return { token, taken: Promise.all(taken) };
+  }
+
+  /** Refuses waiting admissions whose deadline passed or whose endpoint will not take attempts soon. */
+  function sweepAdmissions(): void {
+    const now = Date.now();
+    for (const [id, list] of admissions) {
+      const unavailable = stopping || opts.breakers.blockedUntil(id) !== undefined || unavailableUntil(id, now) !== undefined;
+      const kept = list.filter((a) => {
+        if (!unavailable && a.deadline > now) return true;
+        a.resolve(false);
+        return false;
+      });
+      if (kept.length > 0) admissions.set(id, kept);
+      else admissions.delete(id);
+    }
+    if (admissions.size === 0) {
+      clearInterval(admissionSweep);
+      admissionSweep = undefined;
+    }
   }
 
   /**
@@ -285,6 +339,14 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
 
   /** Starts waiting attempts while their endpoint has a free slot and the overall bound allows. */
   function pump(): void {
+    for (const [id, list] of admissions) {
+      while (list.length > 0 && hasRoomFor(id)) {
+        const a = list.shift()!;
+        enqueue(a.row, a.token, a.early);
+        a.resolve(true);
+      }
+      if (list.length === 0) admissions.delete(id);
+    }
     for (const [id, waiting] of ready) {
       if (!canStart()) return;
       while (waiting.length > 0 && canStart() && busy(id) < capacity(id)) {
@@ -296,7 +358,8 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     }
   }
 
-  function dispatch({ row, token, stored }: Waiting): void {
+  function dispatch(w: Waiting): void {
+    const row = w.row;
     if (busy(row.endpoint_id) === 0) progressAt.set(row.endpoint_id, Date.now());
     perEndpoint.set(row.endpoint_id, busy(row.endpoint_id) + 1);
     requesting += 1;
@@ -320,7 +383,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       const waiting = ready.get(row.endpoint_id)?.length ?? 0;
       if ((waiting < capacity(row.endpoint_id) && claimWanted(row.endpoint_id)) || (roomless && claimWanted())) sleeper.wake();
     };
-    const p: Promise<void> = attempt(row, token, storedOrClaimed(stored), freeSlot)
+    const p: Promise<void> = attempt(w, freeSlot)
       .catch((err: unknown) => log.error({ deliveryId: row.id, endpointId: row.endpoint_id, err: (err as Error).message }, 'attempt could not be recorded; the lease will expire and it is retried'))
       .finally(() => {
         freeSlot();
@@ -332,25 +395,27 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   }
 
   /** Gives a delivery back without using an attempt, once (and if) its row is stored. */
-  async function giveBack(row: ClaimedDelivery, token: string, stored: Promise<boolean>, until: Date): Promise<void> {
-    if (await stored) await releaseLease(opts.db, row.id, token, until);
+  async function giveBack({ row, token, early }: Waiting, until: Date): Promise<void> {
+    early?.notAttempted();
+    if (await (early?.stored ?? STORED)) await releaseLease(opts.db, row.id, token, until);
   }
 
-  async function attempt(row: ClaimedDelivery, token: string, stored: Promise<boolean>, requestDone: () => void): Promise<void> {
+  async function attempt(w: Waiting, requestDone: () => void): Promise<void> {
+    const row = w.row;
     // The endpoint as it is now (within the cache's TTL): disabled, deleted or unsubscribed → cancelled.
     let endpoint;
     try {
       endpoint = await opts.endpoints.endpoint(row.org_id, row.event_type, row.endpoint_id);
     } catch (err) {
       log.warn({ deliveryId: row.id, endpointId: row.endpoint_id, err: (err as Error).message }, 'webhook service unavailable; attempt postponed');
-      await giveBack(row, token, stored, new Date(Date.now() + DEPENDENCY_RETRY_MS));
+      await giveBack(w, new Date(Date.now() + DEPENDENCY_RETRY_MS));
       return;
     }
     const number = row.attempt_count + 1;
     const attemptId = newAttemptId();
     const attemptedAt = new Date();
     if (!endpoint) {
-      await finish(row, token, stored, {
+      await finish(w, {
         attemptId,
         number,
         attemptedAt,
@@ -362,7 +427,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     }
     const blocked = opts.breakers.blockedUntil(row.endpoint_id);
     if (blocked) {
-      await giveBack(row, token, stored, blocked);
+      await giveBack(w, blocked);
       return;
     }
 
@@ -390,7 +455,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     } catch (err) {
       if (err instanceof BreakerOpen) {
         clearTimeout(timer);
-        await giveBack(row, token, stored, err.retryAt);
+        await giveBack(w, err.retryAt);
         return;
       }
       const message = controller.signal.aborted ? `timed out after ${opts.attemptTimeoutMs} ms` : (err as Error).message;
@@ -403,26 +468,16 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     // A failing endpoint is the one most likely to have been disabled or deleted meanwhile (5
     // failures disable it): its retry, due sooner than the cache expires, asks again.
     if (outcome !== 'delivered') opts.endpoints.invalidate(row.org_id);
-    await finish(row, token, stored, { attemptId, number, attemptedAt, durationMs: Math.round(performance.now() - started), result, outcome });
+    await finish(w, { attemptId, number, attemptedAt, durationMs: Math.round(performance.now() - started), result, outcome });
   }
 
   async function finish(
-    row: ClaimedDelivery,
-    token: string,
-    stored: Promise<boolean>,
+    { row, token, early }: Waiting,
     a: { attemptId: string; number: number; attemptedAt: Date; durationMs: number; result: PostResult; outcome: AttemptOutcome },
   ): Promise<void> {
     const step = a.outcome === 'cancelled' ? ({ kind: 'cancelled' } as const) : nextStep(a.result.delivered, a.number, opts.retrySchedule);
-    // A delivery started before its row was stored is recorded once it is. Never stored (its
-    // event is handled again, or was fanned out before): the attempt is logged, and there is no
-    // delivery to move on and no outcome to report (the redelivery makes its own).
-    const rowStored = await stored;
-    const next = !rowStored
-      ? { status: 'cancelled' as const }
-      : step.kind === 'retry'
-        ? { status: 'pending' as const, retryInMs: step.waitMs }
-        : { status: step.kind };
-    const held = await recorder.add({
+    const next = step.kind === 'retry' ? { status: 'pending' as const, retryInMs: step.waitMs } : { status: step.kind };
+    const completion: AttemptCompletion = {
       token,
       orgId: row.org_id,
       attempt: {
@@ -440,7 +495,22 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
         outcome: a.outcome,
       },
       next,
-    });
+    };
+    // A delivery the fan-out started before its row was stored is recorded by the fan-out's
+    // transaction when it ended before that, else once its row is stored. Never stored (its
+    // event is handled again, or was fanned out before): the attempt is logged, and there is no
+    // delivery to move on and no outcome to report (the redelivery makes its own).
+    let how: Awaited<ReturnType<EarlyRecord['finished']>> = 'record';
+    if (early) {
+      awaitingFanout += 1;
+      try {
+        how = await early.finished(completion);
+      } finally {
+        awaitingFanout -= 1;
+      }
+    }
+    const rowStored = how !== 'unstored';
+    const held = how === 'recorded' || (await recorder.add(rowStored ? completion : { ...completion, next: { status: 'cancelled' } }));
     opts.metrics.attempts.inc({ event_type: row.event_type, outcome: a.outcome });
     if (a.outcome !== 'cancelled') opts.metrics.attemptDuration.observe(a.durationMs / 1000);
     const fields = { deliveryId: row.id, eventId: row.event_id, endpointId: row.endpoint_id, attempt: a.number, attemptId: a.attemptId, outcome: a.outcome, statusCode: a.result.statusCode, durationMs: a.durationMs };
@@ -537,17 +607,19 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     const unstarted = [...ready.values()].flat();
     ready.clear();
     queued = 0;
-    await Promise.all(unstarted.map((w) => giveBack(w.row, w.token, storedOrClaimed(w.stored), new Date()).catch((err: unknown) => log.warn({ deliveryId: w.row.id, err: (err as Error).message }, 'could not give a waiting delivery back; its lease will expire'))));
+    await Promise.all(unstarted.map((w) => giveBack(w, new Date()).catch((err: unknown) => log.warn({ deliveryId: w.row.id, err: (err as Error).message }, 'could not give a waiting delivery back; its lease will expire'))));
     await Promise.all(running);
     await recorder.flushed();
   })();
 
   return {
-    startNow,
+    admit,
+    reportFinals: reportedFirst,
     reserve,
     wake: wakeClaims,
     async stop() {
       stopping = true;
+      sweepAdmissions();
       sleeper.wake();
       await loop;
       await agents.close();
