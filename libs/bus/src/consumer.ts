@@ -439,6 +439,9 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
           ended = true;
           arrived.wake();
         });
+        // Its failure is rethrown by the await below, once the queue is drained; until then
+        // this handler keeps Node from taking it for an unhandled rejection.
+        receiving.catch(() => undefined);
         // What was received is handled, also after a stop: onReceived may have started work on it.
         while (queue.items.length > 0 || !ended) {
           if (queue.ready === 0) {
