@@ -372,6 +372,23 @@ describe('attempts before their rows', () => {
     await eventually(async () => expect(await queryRows(`select id from "${iso.schema}".deliveries where endpoint_id = $1`, [endpoint.id])).toEqual([]));
   });
 
+  it('logs, and only logs, an attempt started early for an event its inbox already had (at least once: sent again, nothing reported or stored)', async () => {
+    const org = randomUUID();
+    const r = await receiver();
+    const endpoint = stub.add(org, r.url);
+    // Fanned out long ago (past JetStream's duplicate window), and published again now.
+    const eventId = randomUUID();
+    await queryRows(`insert into "${iso.schema}".inbox (consumer, event_id) values ('delivery-fanout', $1)`, [eventId]);
+    await pub.publish(issueCreated(org), { orgId: org, id: eventId });
+    const [entry] = await logOf(endpoint.id, 1);
+    expect([entry!.eventId, entry!.attempt, entry!.outcome]).toEqual([eventId, 1, 'delivered']);
+    expect(r.requests).toHaveLength(1);
+    await eventually(async () => expect(await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'duplicate' })).toBeGreaterThanOrEqual(1));
+    expect(await h.metric('webhook_deliveries_unstored')).toBe(0);
+    expect(stub.outcomes.filter((o) => o.endpointId === endpoint.id)).toEqual([]);
+    expect(await queryRows(`select id from "${iso.schema}".deliveries where endpoint_id = $1`, [endpoint.id])).toEqual([]);
+  });
+
   it('lets a busy endpoint\'s new deliveries wait for its free slots in memory instead of storing them for a claim', async () => {
     const org = randomUUID();
     // 4 requests at a time (the bound), 40 ms each: 20 deliveries take about 200 ms.

@@ -66,6 +66,42 @@ describe('EndpointDirectory', () => {
     expect(f.calls).toHaveLength(5);
   });
 
+  it('refreshes an organisation in the background: the old answer stands until the new one arrives, or if the call fails', async () => {
+    const f = fixture(2_000);
+    await f.dir.endpointsFor(ORG, 'IssueCreated');
+    f.set([]);
+    f.dir.refresh(ORG);
+    f.dir.refresh(ORG); // one call per key at a time
+    // The lookup does not wait for the refresh: it answers from the entry it has.
+    expect((await f.dir.endpointsFor(ORG, 'IssueCreated')).map((e) => e.id)).toEqual(['e1']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await f.dir.endpointsFor(ORG, 'IssueCreated')).toEqual([]);
+    expect(f.calls).toHaveLength(2);
+    f.failOnce();
+    f.dir.refresh(ORG);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await f.dir.endpointsFor(ORG, 'IssueCreated')).toEqual([]);
+    expect(f.calls).toHaveLength(3);
+  });
+
+  it('never lets a refresh that lands late overwrite an answer newer than the one it replaces', async () => {
+    const e1: Endpoint = { id: 'e1', url: 'https://a.example/hook', secret: 's1', events: [] };
+    const calls: Array<(e: Endpoint[]) => void> = [];
+    const dir = new EndpointDirectory({ endpointsFor: () => new Promise<Endpoint[]>((resolve) => calls.push(resolve)) }, 2_000, 10, () => 0);
+    const first = dir.endpointsFor(ORG, 'IssueCreated');
+    calls[0]!([e1]);
+    await first;
+    dir.refresh(ORG); // calls[1]
+    dir.invalidate(ORG); // the endpoint was deleted (the webhook service's signal)
+    const after = dir.endpointsFor(ORG, 'IssueCreated'); // calls[2]
+    calls[2]!([]);
+    expect(await after).toEqual([]);
+    calls[1]!([e1]); // the refresh, asked before the deletion, answers last
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await dir.endpointsFor(ORG, 'IssueCreated')).toEqual([]);
+    expect(calls).toHaveLength(3);
+  });
+
   it('asks every time with a TTL of 0, and stays bounded in size', async () => {
     const off = fixture(0);
     await off.dir.endpointsFor(ORG, 'IssueCreated');

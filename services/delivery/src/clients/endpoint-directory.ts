@@ -9,13 +9,17 @@ import type { Endpoint, WebhookClient } from './webhook-client.ts';
  * deliveries/s that was most of both services' CPU. Within the TTL the answer may be stale, so
  * a deleted, disabled or unsubscribed endpoint, a new endpoint or a changed filter takes
  * effect within `ttlMs` (README, "Endpoint cache"). To keep that window from costing a retry:
- * whoever learns that an endpoint may have changed (a failed attempt, an outcome that disabled
- * it, a cancellation) drops the organisation's entries, so the next attempt asks again.
- * Concurrent misses of one key share one call; failures are not cached.
+ * whoever learns that an endpoint changed (an outcome that disabled it, the webhook service's
+ * signal) drops the organisation's entries, so the next lookup asks again; a failed attempt,
+ * which only suggests a change, has them `refresh`ed in the background, so the retry (a second
+ * or more later) sees the new answer while the organisation's healthy endpoints never wait
+ * for it. Concurrent misses of one key share one call; failures are not cached.
  */
 export class EndpointDirectory {
   readonly #entries = new Map<string, { at: number; endpoints: Promise<Endpoint[]> }>();
   readonly #byOrg = new Map<string, Set<string>>();
+  /** Keys being refreshed in the background (one call each at a time). */
+  readonly #refreshing = new Set<string>();
 
   constructor(
     private readonly client: Pick<WebhookClient, 'endpointsFor'>,
@@ -47,6 +51,31 @@ export class EndpointDirectory {
   /** One endpoint as it is now (within the TTL); undefined when deleted, disabled or not subscribed to `eventType`. */
   async endpoint(orgId: string, eventType: string, endpointId: string): Promise<Endpoint | undefined> {
     return (await this.endpointsFor(orgId, eventType)).find((e) => e.id === endpointId);
+  }
+
+  /**
+   * Asks again, in the background, for each of the organisation's cached answers, and swaps each
+   * in when it arrives (with a fresh TTL); meanwhile, and if the call fails, the cached answer
+   * stands. Lookups never wait for it.
+   */
+  refresh(orgId: string): void {
+    if (this.ttlMs <= 0) return;
+    for (const key of this.#byOrg.get(orgId) ?? []) {
+      if (this.#refreshing.has(key)) continue;
+      this.#refreshing.add(key);
+      const eventType = key.slice(key.indexOf(' ') + 1);
+      const at = this.now();
+      const replaced = this.#entries.get(key);
+      this.client
+        .endpointsFor(orgId, eventType)
+        .then((endpoints) => {
+          // Only over the answer it replaces: one dropped or renewed meanwhile (a signal, an
+          // expiry) is newer than this call, or a lookup asks for itself.
+          if (this.#entries.get(key) === replaced) this.#entries.set(key, { at, endpoints: Promise.resolve(endpoints) });
+        })
+        .catch(() => undefined)
+        .finally(() => this.#refreshing.delete(key));
+    }
   }
 
   /** Forgets everything known about the organisation's endpoints. */

@@ -19,7 +19,7 @@ import { Sleeper } from '@preflight/bus';
 export interface SchedulerOptions {
   db: Kysely<DeliveryDatabase>;
   /** Endpoints as the webhook service has them (cached for a few seconds). */
-  endpoints: Pick<EndpointDirectory, 'endpoint' | 'invalidate'>;
+  endpoints: Pick<EndpointDirectory, 'endpoint' | 'refresh'>;
   breakers: Breakers;
   metrics: DeliveryMetrics;
   logger: Logger;
@@ -466,8 +466,11 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       requestDone();
     }
     // A failing endpoint is the one most likely to have been disabled or deleted meanwhile (5
-    // failures disable it): its retry, due sooner than the cache expires, asks again.
-    if (outcome !== 'delivered') opts.endpoints.invalidate(row.org_id);
+    // failures disable it): the organisation's answers are fetched again in the background, so
+    // its retry, due sooner than the cache expires, sees the change. Dropping them made every
+    // healthy endpoint of the organisation wait for that call (a hanging neighbour's timeouts
+    // then showed in their latency).
+    if (outcome !== 'delivered') opts.endpoints.refresh(row.org_id);
     await finish(w, { attemptId, number, attemptedAt, durationMs: Math.round(performance.now() - started), result, outcome });
   }
 
