@@ -134,6 +134,12 @@ export function fanout(opts: {
   const log = opts.logger.child({ component: 'fanout' });
   const channel = deliveryChannel(opts.schema);
   const started = new WeakMap<ConsumedEvent, Started>();
+  /**
+   * Each event's plan as made when it was received: `wants` and the handler decide by it, so an
+   * event's endpoints are those of the moment it arrived, however long its batch gathers (an
+   * endpoint created meanwhile does not receive an event published before it).
+   */
+  const planned = new WeakMap<ConsumedEvent, Plan>();
   let unstored = 0;
   /** Started early, then stored or let go: counted once, whichever comes first. */
   const settle = (s: Started, stored: boolean) => {
@@ -169,6 +175,7 @@ export function fanout(opts: {
       log.debug({ eventId: consumed.id, err: (err as Error).message }, 'endpoints unavailable; the event waits for its transaction');
       return;
     }
+    planned.set(consumed, plan);
     if (plan.rows.length === 0) return;
     const early = new EarlyEvent(plan.rows.length);
     const { token, taken } = opts.handoff.admit(plan.rows, early.deliveries, ADMIT_WAIT_MS);
@@ -213,7 +220,7 @@ export function fanout(opts: {
       }
       if (route.kind === 'private') continue;
       const s = started.get(consumed);
-      const plan = s?.plan ?? (await planOf(consumed, route));
+      const plan = s?.plan ?? planned.get(consumed) ?? (await planOf(consumed, route));
       if (s) stores.push({ consumed, s });
       envelopes.push(...plan.envelopes);
       plan.rows.forEach((row, i) => {
@@ -252,6 +259,8 @@ export function fanout(opts: {
 
   const wants = async (consumed: ConsumedEvent): Promise<boolean> => {
     if (started.has(consumed)) return true;
+    const plan = planned.get(consumed);
+    if (plan) return plan.rows.length > 0;
     const route = routeOf(consumed, opts.subjectPrefix);
     if (route.kind === 'private') return false;
     if (route.kind !== 'public') return true;
