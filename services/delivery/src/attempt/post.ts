@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { PinnedAgents } from './agents.ts';
 import type { Target } from './target.ts';
 
@@ -25,36 +25,96 @@ function decodePrefix(bytes: Buffer): string {
   return new TextDecoder('utf-8', { fatal: false }).decode(bytes, { stream: true }).replaceAll('\u0000', '\uFFFD');
 }
 
+type Resolve = (result: PostResult) => void;
+
+/**
+ * The answer of one POST, taken chunk by chunk as undici hands it over (its dispatch API):
+ * no response stream and no promise per chunk. `request()` with its body stream cost about
+ * twice the CPU per request on this machine (docs/benchmarks.md, "2026-11-24 late night"), in
+ * a process that spends most of its time sending.
+ */
+class ResponseCapture implements Dispatcher.DispatchHandler {
+  #status: number | null = null;
+  #kept: Buffer[] = [];
+  #keptBytes = 0;
+  #readBytes = 0;
+  #controller: Dispatcher.DispatchController | undefined;
+  #settled = false;
+  readonly #onAbort = () => {
+    // Before the request reached a socket there is nothing to abort yet (undici bounds the
+    // connect by the agent's own timeout, and onRequestStart aborts it then); the attempt is
+    // over for the caller now either way.
+    this.#settle({ statusCode: this.#status, responseBody: null, error: `timed out after ${this.timeoutMs} ms`, delivered: false, unhealthy: true });
+    this.#controller?.abort(this.signal.reason ?? new Error('attempt timed out'));
+  };
+
+  constructor(
+    private readonly resolve: Resolve,
+    private readonly signal: AbortSignal,
+    private readonly timeoutMs: number,
+  ) {
+    signal.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller;
+    if (this.#settled) controller.abort(this.signal.reason ?? new Error('attempt timed out'));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    this.#status = statusCode;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#readBytes += chunk.length;
+    if (this.#keptBytes < RESPONSE_BODY_LIMIT) {
+      const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - this.#keptBytes);
+      this.#kept.push(part);
+      this.#keptBytes += part.length;
+    }
+    // Enough read: the rest is not waited for (the connection is closed).
+    if (this.#readBytes >= READ_LIMIT) {
+      this.#answered();
+      controller.abort(new Error('response read limit reached'));
+    }
+  }
+
+  onResponseEnd(): void {
+    this.#answered();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    if (this.signal.aborted) return this.#onAbort();
+    const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+    const code = e.code ?? e.cause?.code;
+    this.#settle({ statusCode: null, responseBody: null, error: `connection failed: ${code ? `${code} ` : ''}${e.cause?.message ?? e.message}`.trim(), delivered: false, unhealthy: true });
+  }
+
+  #answered(): void {
+    const status = this.#status ?? 0;
+    const responseBody = this.#keptBytes > 0 ? decodePrefix(Buffer.concat(this.#kept)) : '';
+    if (status >= 200 && status < 300) return this.#settle({ statusCode: status, responseBody, error: null, delivered: true, unhealthy: false });
+    if (status >= 300 && status < 400) return this.#settle({ statusCode: status, responseBody, error: `redirect (${status}) not followed`, delivered: false, unhealthy: false });
+    this.#settle({ statusCode: status, responseBody, error: `answered ${status}`, delivered: false, unhealthy: status >= 500 });
+  }
+
+  #settle(result: PostResult): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.signal.removeEventListener('abort', this.#onAbort);
+    this.resolve(result);
+  }
+}
+
 /**
  * One POST of the stored body to the checked address. Redirects are never followed (a 3xx is a
  * failure). Connect, headers and the body are all bounded by `signal` (the attempt's deadline).
  */
-export async function post(url: URL, target: Extract<Target, { ok: true }>, body: Buffer, headers: Record<string, string>, opts: { signal: AbortSignal; timeoutMs: number; agents: PinnedAgents }): Promise<PostResult> {
+export function post(url: URL, target: Extract<Target, { ok: true }>, body: Buffer, headers: Record<string, string>, opts: { signal: AbortSignal; timeoutMs: number; agents: PinnedAgents }): Promise<PostResult> {
   const agent = opts.agents.for(target.address, target.family);
-  let status: number | null = null;
-  try {
-    const res = await request(url, { method: 'POST', body, headers, dispatcher: agent, signal: opts.signal });
-    status = res.statusCode;
-    const kept: Buffer[] = [];
-    let keptBytes = 0;
-    let readBytes = 0;
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      readBytes += chunk.length;
-      if (keptBytes < RESPONSE_BODY_LIMIT) {
-        const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - keptBytes);
-        kept.push(part);
-        keptBytes += part.length;
-      }
-      if (readBytes >= READ_LIMIT) break;
-    }
-    const responseBody = keptBytes > 0 ? decodePrefix(Buffer.concat(kept)) : '';
-    if (status >= 200 && status < 300) return { statusCode: status, responseBody, error: null, delivered: true, unhealthy: false };
-    if (status >= 300 && status < 400) return { statusCode: status, responseBody, error: `redirect (${status}) not followed`, delivered: false, unhealthy: false };
-    return { statusCode: status, responseBody, error: `answered ${status}`, delivered: false, unhealthy: status >= 500 };
-  } catch (err) {
-    if (opts.signal.aborted) return { statusCode: status, responseBody: null, error: `timed out after ${opts.timeoutMs} ms`, delivered: false, unhealthy: true };
-    const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
-    const code = e.code ?? e.cause?.code;
-    return { statusCode: null, responseBody: null, error: `connection failed: ${code ? `${code} ` : ''}${e.cause?.message ?? e.message}`.trim(), delivered: false, unhealthy: true };
-  }
+  return new Promise<PostResult>((resolve) => {
+    const capture = new ResponseCapture(resolve, opts.signal, opts.timeoutMs);
+    if (opts.signal.aborted) return capture.onResponseError(undefined as unknown as Dispatcher.DispatchController, new Error('attempt timed out'));
+    agent.dispatch({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', body, headers }, capture);
+  });
 }
