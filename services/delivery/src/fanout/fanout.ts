@@ -104,19 +104,22 @@ export interface Fanout {
  * endpoint cache: an event of an organisation without endpoints costs no call within the TTL),
  * the envelope's body bytes stored once and one pending `deliveries` row per (event, endpoint).
  *
- * Attempts do not wait for that row's commit. As soon as an event is received (`onReceived`,
- * before its transaction waits for a turn), the deliveries the local scheduler has room for
- * start; the consumer's transaction then stores them leased to it (the inbox row, envelope and
- * rows in one commit), and each attempt's record waits for that commit. A Postgres commit that
- * stalls (a checkpoint's WAL flush took 0.7 s here) thus delays the log and the ack, not the
- * receivers. Only first deliveries of an event start early: a redelivered event may have been
- * fanned out already, and the inbox says so only in its transaction. A process that dies
- * before the commit leaves its event unacked: it is redelivered and sent again (at least
- * once, the same envelope id). If the transaction rolls back, the consumer handles the event
- * again in a transaction of its own, which stores the same rows; an event that is then nak'ed
- * or was a duplicate settles its early attempts as not stored: they are logged, with no
- * delivery to move on, and the redelivery sends them again. While the last fan-out
- * transaction failed (Postgres down, say), nothing starts early.
+ * Attempts first, rows after. As soon as an event is received (`onReceived`, before its
+ * transaction waits for a turn), its plan is made (the endpoints of that moment) and its
+ * deliveries go to the local scheduler: each starts at once where its endpoint has room, or
+ * waits in memory for room up to ADMIT_WAIT_MS. The event then waits up to FINISH_WAIT_MS for
+ * those attempts, and its transaction (the inbox row, one statement, one commit) writes the
+ * attempts that ended, with a delivery row only for what is left to do, and stores the ones
+ * still running leased to this replica (their records wait for that commit). A Postgres
+ * commit that stalls (a checkpoint's WAL flush took 0.7 s here) thus delays the log and the
+ * ack, not the receivers. Only first deliveries of an event start early: a redelivered event
+ * may have been fanned out already, and the inbox says so only in its transaction. A process
+ * that dies before the commit leaves its event unacked: it is redelivered and sent again (at
+ * least once, the same envelope id). If the transaction rolls back, the consumer handles the
+ * event again in a transaction of its own, which stores the same attempts and rows; an event
+ * that is then nak'ed or was a duplicate settles its early attempts as not stored: they are
+ * logged, with no delivery to move on, and the redelivery sends them again. While the last
+ * fan-out transaction failed (Postgres down, say), nothing starts early.
  *
  * Rows there was no room for early go through `reserve` in the transaction: inserted leased
  * and handed over at commit if the scheduler has room then, otherwise due for any replica's
