@@ -53,7 +53,13 @@ class ResponseCapture implements Dispatcher.DispatchHandler {
     private readonly signal: AbortSignal,
     private readonly timeoutMs: number,
   ) {
-    signal.addEventListener('abort', this.#onAbort, { once: true });
+    if (signal.aborted) this.#onAbort();
+    else signal.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  /** The attempt is over for the caller (answered, failed or timed out). */
+  get settled(): boolean {
+    return this.#settled;
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -114,7 +120,6 @@ export function post(url: URL, target: Extract<Target, { ok: true }>, body: Buff
   const agent = opts.agents.for(target.address, target.family);
   return new Promise<PostResult>((resolve) => {
     const capture = new ResponseCapture(resolve, opts.signal, opts.timeoutMs);
-    if (opts.signal.aborted) return capture.onResponseError(undefined as unknown as Dispatcher.DispatchController, new Error('attempt timed out'));
-    agent.dispatch({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', body, headers }, capture);
+    if (!capture.settled) agent.dispatch({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', body, headers }, capture);
   });
 }

@@ -3,7 +3,7 @@ import { decodeEvent, envelopesFor, kindOfSubject, kindOfType } from '@preflight
 import type { Logger } from '@preflight/log';
 import type { EndpointDirectory } from '../clients/endpoint-directory.ts';
 import { newDeliveryId } from '../domain/ids.ts';
-import { insertDeliveries, type AttemptCompletion, type ClaimedDelivery, type NewDelivery, type NewEnvelope, type WrittenAttempt } from '../storage/deliveries.ts';
+import { storeFanout, type AttemptCompletion, type ClaimedDelivery, type NewDelivery, type NewEnvelope, type WrittenAttempt } from '../storage/deliveries.ts';
 import { EarlyEvent, type EarlyDelivery, type EarlyRecord } from './early-start.ts';
 import type { DeliveryDatabase } from '../storage/schema.ts';
 
@@ -249,7 +249,7 @@ export function fanout(opts: {
       if (reservation.granted[i]) l.delivery.leaseToken = reservation.token;
       l.delivery.dueAt = reservation.dueAt[i];
     });
-    await insertDeliveries(trx, { envelopes, rows: [...early, ...later.map((l) => l.delivery)], written, leaseMs: opts.leaseMs, channel });
+    await storeFanout(trx, { envelopes, rows: [...early, ...later.map((l) => l.delivery)], written, leaseMs: opts.leaseMs, channel });
     tx.afterCommit(() => {
       for (const { consumed, s } of stores) {
         started.delete(consumed);

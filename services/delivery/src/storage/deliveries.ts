@@ -98,7 +98,7 @@ export interface WrittenAttempt {
  * or cancelled) stores no delivery at all; one that leaves a retry, or an outcome still to
  * report, stores its delivery as the record of a claimed one would have left it.
  */
-export async function insertDeliveries(
+export async function storeFanout(
   db: Kysely<DeliveryDatabase>,
   d: { envelopes: readonly NewEnvelope[]; rows: readonly NewDelivery[]; written?: readonly WrittenAttempt[]; leaseMs: number; channel: string },
 ): Promise<void> {
