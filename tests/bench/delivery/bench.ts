@@ -101,6 +101,8 @@ export interface ThroughputPhase {
   /** From the delivery service's /metrics at the window's end. */
   pendingRowsEnd?: number;
   consumerLagEnd?: number;
+  /** Mean attempt duration over the window as the delivery service measures it (its histogram's sum ÷ count): request → answer inside the service. */
+  attemptMeanMs?: number;
   /** Seconds after publishing stopped until every delivery arrived; NaN when not within the drain timeout. */
   drainS?: number;
   bounded?: boolean;
@@ -307,13 +309,28 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     await js.publish(enc.subject, enc.payload, { msgID: randomUUID(), headers: h, timeout: 5_000 });
   };
 
+  /**
+   * With --cpu-prof: each service writes what it profiled so far and starts afresh (SIGUSR2,
+   * lib/cpu-profile-preload.mjs), so the sustained window has profiles of its own
+   * (<service>-<pid>-2.cpuprofile): the latency runs, at a tenth of the rate, would otherwise
+   * outweigh it.
+   */
+  const cutProfiles = () => {
+    if (!s.cpuProfDir) return;
+    for (const p of Object.values(sys.processes)) if (p.child.pid) process.kill(p.child.pid, 'SIGUSR2');
+  };
   const scrape = async () => {
     try {
       const res = await fetch(`${sys.serviceUrls.delivery}/metrics`);
       const text = await res.text();
-      return { pending: metricValue(text, 'webhook_deliveries_pending'), lag: metricValue(text, 'consumer_lag') };
+      return {
+        pending: metricValue(text, 'webhook_deliveries_pending'),
+        lag: metricValue(text, 'consumer_lag'),
+        attemptSeconds: metricValue(text, 'webhook_delivery_attempt_duration_seconds_sum'),
+        attempts: metricValue(text, 'webhook_delivery_attempt_duration_seconds_count'),
+      };
     } catch {
-      return { pending: NaN, lag: NaN };
+      return { pending: NaN, lag: NaN, attemptSeconds: NaN, attempts: NaN };
     }
   };
 
@@ -475,6 +492,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     const samples = new Samples();
     let lastSample = 0;
     const inflight = new Set<Promise<void>>();
+    let metricsAtStart: ReturnType<typeof scrape> | undefined;
     while (performance.now() < windowEnd) {
       const now = performance.now();
       if (!started && now >= windowStart) {
@@ -483,6 +501,8 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
         aStart = receivers.arrivals;
         pubStart = published + pending;
         oStart = outstanding();
+        metricsAtStart = scrape();
+        cutProfiles();
       }
       if (started && now - lastSample >= 100) {
         samples.push(outstanding());
@@ -512,7 +532,9 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     const oEnd = outstanding();
     const pubEnd = published + pending;
     meter.stop();
+    cutProfiles();
     const metrics = await scrape();
+    const before = await metricsAtStart!;
     await Promise.allSettled([...inflight]);
     const drainS = await waitArrivals(a0 + published * E, s.drainTimeoutS);
     await receivers.collect();
@@ -531,13 +553,14 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
       outstandingMax: o.max,
       pendingRowsEnd: metrics.pending,
       consumerLagEnd: metrics.lag,
+      attemptMeanMs: ((metrics.attemptSeconds - before.attemptSeconds) / (metrics.attempts - before.attempts)) * 1000,
       drainS,
       bounded: !Number.isNaN(drainS) && oEnd - oStart <= 0.1 * s.feedWindow,
       errors,
       cpu: meter.usage,
       settledS,
     };
-    log(`  ${Math.round(phase.deliveredPerS)}/s delivered (offered ${Math.round(phase.offeredPerS!)}/s), outstanding ${oStart} → ${oEnd}, pending rows ${metrics.pending}, consumer lag ${metrics.lag}, drained in ${drainS.toFixed(1)} s`);
+    log(`  ${Math.round(phase.deliveredPerS)}/s delivered (offered ${Math.round(phase.offeredPerS!)}/s), outstanding ${oStart} → ${oEnd}, pending rows ${metrics.pending}, consumer lag ${metrics.lag}, mean attempt ${phase.attemptMeanMs!.toFixed(2)} ms, drained in ${drainS.toFixed(1)} s`);
     return phase;
   }
 

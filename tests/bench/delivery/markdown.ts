@@ -66,7 +66,7 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
         String(t.concurrency),
         fmtRate(t.deliveredPerS),
         t.name === 'sustained'
-          ? `offered ${fmtRate(t.offeredPerS ?? NaN)}; outstanding ${t.outstandingStart} → ${t.outstandingEnd} (mean ${Math.round(t.outstandingMean ?? NaN)}, max ${t.outstandingMax}); at the end ${t.pendingRowsEnd} pending rows, consumer lag ${t.consumerLagEnd}; drained ${Number.isFinite(t.drainS) ? `in ${t.drainS!.toFixed(1)} s` : 'NOT within the timeout'}; backlog ${t.bounded ? 'bounded' : '**not bounded**'}; ${t.errors} publish errors`
+          ? `offered ${fmtRate(t.offeredPerS ?? NaN)}; outstanding ${t.outstandingStart} → ${t.outstandingEnd} (mean ${Math.round(t.outstandingMean ?? NaN)}, max ${t.outstandingMax}); at the end ${t.pendingRowsEnd} pending rows, consumer lag ${t.consumerLagEnd}; mean attempt (the service's own measure) ${(t.attemptMeanMs ?? NaN).toFixed(2)} ms; drained ${Number.isFinite(t.drainS) ? `in ${t.drainS!.toFixed(1)} s` : 'NOT within the timeout'}; backlog ${t.bounded ? 'bounded' : '**not bounded**'}; ${t.errors} publish errors`
           : `request → answer p50 ${fmtMs(t.latency?.p50 ?? NaN)}, p99 ${fmtMs(t.latency?.p99 ?? NaN)}; ${t.errors} errors`,
       ]),
     ),

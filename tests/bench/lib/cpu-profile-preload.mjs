@@ -4,6 +4,10 @@
 // the inspector and writes DIR/<service>-<pid>.cpuprofile when it exits (the services exit
 // through process.exit after a graceful SIGTERM shutdown); open it in Chrome DevTools or
 // summarise it with `tsx bench/lib/profile-summary.ts FILE`.
+//
+// SIGUSR2 cuts the profile: what was profiled so far goes to DIR/<service>-<pid>-<n>.cpuprofile
+// (n = 1, 2, …) and profiling starts afresh, so a harness can profile one phase alone (the
+// delivery bench cuts at the start and the end of its sustained window).
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import path from 'node:path';
@@ -16,6 +20,14 @@ if (dir) {
   session.post('Profiler.enable');
   session.post('Profiler.start');
   const name = (process.argv.find((a) => a.includes('/src/main.ts')) ?? 'node').split('/').at(-3) ?? 'node';
+  let cuts = 0;
+  process.on('SIGUSR2', () => {
+    const n = ++cuts;
+    session.post('Profiler.stop', (err, result) => {
+      if (!err && result) writeFileSync(path.join(dir, `${name}-${process.pid}-${n}.cpuprofile`), JSON.stringify(result.profile));
+      session.post('Profiler.start');
+    });
+  });
   process.once('exit', () => {
     // A same-thread inspector session answers synchronously, so this completes inside 'exit'.
     session.post('Profiler.stop', (err, result) => {

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { PinnedAgents } from './agents.ts';
+import type { Deadline } from './deadlines.ts';
 import type { Target } from './target.ts';
 
 /** The first 2 KB of each response body are kept in the delivery log (spec 6.5 rule 7). */
@@ -40,21 +41,21 @@ class ResponseCapture implements Dispatcher.DispatchHandler {
   #readBytes = 0;
   #controller: Dispatcher.DispatchController | undefined;
   #settled = false;
-  readonly #onAbort = () => {
+  readonly #onExpire = () => {
     // Before the request reached a socket there is nothing to abort yet (undici bounds the
     // connect by the agent's own timeout, and onRequestStart aborts it then); the attempt is
     // over for the caller now either way.
     this.#settle({ statusCode: this.#status, responseBody: null, error: `timed out after ${this.timeoutMs} ms`, delivered: false, unhealthy: true });
-    this.#controller?.abort(this.signal.reason ?? new Error('attempt timed out'));
+    this.#controller?.abort(new Error('attempt timed out'));
   };
 
   constructor(
     private readonly resolve: Resolve,
-    private readonly signal: AbortSignal,
+    private readonly deadline: Deadline,
     private readonly timeoutMs: number,
   ) {
-    if (signal.aborted) this.#onAbort();
-    else signal.addEventListener('abort', this.#onAbort, { once: true });
+    if (deadline.expired) this.#onExpire();
+    else deadline.onExpire = this.#onExpire;
   }
 
   /** The attempt is over for the caller (answered, failed or timed out). */
@@ -64,7 +65,7 @@ class ResponseCapture implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
-    if (this.#settled) controller.abort(this.signal.reason ?? new Error('attempt timed out'));
+    if (this.#settled) controller.abort(new Error('attempt timed out'));
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
@@ -90,7 +91,7 @@ class ResponseCapture implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
-    if (this.signal.aborted) return this.#onAbort();
+    if (this.deadline.expired) return this.#onExpire();
     const e = err as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
     const code = e.code ?? e.cause?.code;
     this.#settle({ statusCode: null, responseBody: null, error: `connection failed: ${code ? `${code} ` : ''}${e.cause?.message ?? e.message}`.trim(), delivered: false, unhealthy: true });
@@ -107,19 +108,19 @@ class ResponseCapture implements Dispatcher.DispatchHandler {
   #settle(result: PostResult): void {
     if (this.#settled) return;
     this.#settled = true;
-    this.signal.removeEventListener('abort', this.#onAbort);
+    if (this.deadline.onExpire === this.#onExpire) this.deadline.onExpire = undefined;
     this.resolve(result);
   }
 }
 
 /**
  * One POST of the stored body to the checked address. Redirects are never followed (a 3xx is a
- * failure). Connect, headers and the body are all bounded by `signal` (the attempt's deadline).
+ * failure). Connect, headers and the body are all bounded by the attempt's `deadline`.
  */
-export function post(url: URL, target: Extract<Target, { ok: true }>, body: Buffer, headers: Record<string, string>, opts: { signal: AbortSignal; timeoutMs: number; agents: PinnedAgents }): Promise<PostResult> {
+export function post(url: URL, target: Extract<Target, { ok: true }>, body: Buffer, headers: Record<string, string>, opts: { deadline: Deadline; timeoutMs: number; agents: PinnedAgents }): Promise<PostResult> {
   const agent = opts.agents.for(target.address, target.family);
   return new Promise<PostResult>((resolve) => {
-    const capture = new ResponseCapture(resolve, opts.signal, opts.timeoutMs);
+    const capture = new ResponseCapture(resolve, opts.deadline, opts.timeoutMs);
     if (!capture.settled) agent.dispatch({ origin: url.origin, path: `${url.pathname}${url.search}`, method: 'POST', body, headers }, capture);
   });
 }

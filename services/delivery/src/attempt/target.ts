@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { assessHost, isIpLiteral, normaliseHost } from '@preflight/net';
+import type { Deadline } from './deadlines.ts';
 
 /** Where one attempt connects: the address that was checked, and nothing else. */
 export type Target =
@@ -16,7 +17,7 @@ const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, ver
  * pins the connection to it, so a DNS answer that changes between this check and the
  * connection (rebinding) cannot redirect the request.
  */
-export async function resolveTarget(url: URL, opts: { allowPrivate: boolean; resolve?: Resolver; signal: AbortSignal }): Promise<Target> {
+export async function resolveTarget(url: URL, opts: { allowPrivate: boolean; resolve?: Resolver | undefined; deadline: Deadline }): Promise<Target> {
   if (url.username || url.password) return { ok: false, refused: true, reason: 'credentials in the URL are not allowed' };
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, refused: true, reason: `unsupported scheme ${url.protocol}` };
   const hostname = normaliseHost(url.hostname);
@@ -25,9 +26,9 @@ export async function resolveTarget(url: URL, opts: { allowPrivate: boolean; res
     addresses = [{ address: hostname, family: hostname.includes(':') ? 6 : 4 }];
   } else {
     try {
-      addresses = await abortable((opts.resolve ?? systemResolver)(hostname), opts.signal);
+      addresses = await untilDeadline((opts.resolve ?? systemResolver)(hostname), opts.deadline);
     } catch (err) {
-      if (opts.signal.aborted) throw err;
+      if (opts.deadline.expired) throw err;
       return { ok: false, refused: false, reason: `could not resolve '${hostname}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
     }
   }
@@ -40,20 +41,51 @@ export async function resolveTarget(url: URL, opts: { allowPrivate: boolean; res
   return { ok: true, hostname, address: first.address, family: first.family === 6 ? 6 : 4 };
 }
 
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+function untilDeadline<T>(promise: Promise<T>, deadline: Deadline): Promise<T> {
+  if (deadline.expired) return Promise.reject(new Error('attempt timed out'));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    const onExpire = () => reject(new Error('attempt timed out'));
+    deadline.onExpire = onExpire;
+    const done = () => {
+      if (deadline.onExpire === onExpire) deadline.onExpire = undefined;
+    };
     promise.then(
       (v) => {
-        signal.removeEventListener('abort', onAbort);
+        done();
         resolve(v);
       },
       (e: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        done();
         reject(e);
       },
     );
   });
+}
+
+/** Parsed URLs and verdicts kept for IP-literal URLs at most; beyond, the memory starts afresh. */
+const LITERALS_KEPT = 10_000;
+
+/**
+ * Where each attempt connects, from the URL its delivery row holds. A URL whose host is an IP
+ * literal has nothing to resolve and a verdict that cannot change, so its parsed URL and target
+ * are kept (parsing the URL and assessing the address were a measurable share of an attempt's
+ * CPU at saturation); a host name is resolved and assessed again at every attempt (public
+ * addresses only, no rebinding: public-api-v1.md 6.5).
+ */
+export class Targets {
+  private readonly literals = new Map<string, { url: URL; target: Target }>();
+
+  constructor(private readonly opts: { allowPrivate: boolean; resolve?: Resolver | undefined }) {}
+
+  async of(rawUrl: string, deadline: Deadline): Promise<{ url: URL; target: Target }> {
+    const kept = this.literals.get(rawUrl);
+    if (kept) return kept;
+    const url = new URL(rawUrl);
+    const target = await resolveTarget(url, { ...this.opts, deadline });
+    if (isIpLiteral(normaliseHost(url.hostname))) {
+      if (this.literals.size >= LITERALS_KEPT) this.literals.clear();
+      this.literals.set(rawUrl, { url, target });
+    }
+    return { url, target };
+  }
 }

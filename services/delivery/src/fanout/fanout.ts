@@ -158,9 +158,10 @@ export function fanout(opts: {
       const endpoints = await opts.endpoints.endpointsFor(route.orgId, envelope.eventType);
       if (endpoints.length === 0) continue;
       const body = JSON.stringify(envelope);
+      const bodyBytes = Buffer.from(body, 'utf8');
       plan.envelopes.push({ eventId: consumed.id, eventType: envelope.eventType, body });
       for (const e of endpoints) {
-        plan.rows.push({ id: newDeliveryId(), event_id: consumed.id, event_type: envelope.eventType, endpoint_id: e.id, org_id: route.orgId, url: e.url, body, attempt_count: 0 });
+        plan.rows.push({ id: newDeliveryId(), event_id: consumed.id, event_type: envelope.eventType, endpoint_id: e.id, org_id: route.orgId, url: e.url, body, bodyBytes, attempt_count: 0 });
       }
     }
     return plan;

@@ -10,6 +10,8 @@ export interface ClaimedDelivery {
   url: string;
   /** The exact body bytes to send (its event's envelope, `delivery_envelopes`). */
   body: string;
+  /** `body` as UTF-8 bytes, when the fan-out made them once for all the envelope's deliveries. */
+  bodyBytes?: Buffer;
   attempt_count: number;
 }
 

@@ -82,6 +82,12 @@ export class Breakers {
         errorThresholdPercentage: this.#opts.errorThresholdPercentage,
         rollingCountTimeout: this.#opts.rollingWindowMs,
         rollingCountBuckets: 10,
+        // Neither is read here (attempt latency is our own histogram), and both cost at
+        // saturation: percentiles keep every success's latency in the window and sort them all
+        // at each snapshot (every second) and at each failure; snapshots compute the window's
+        // stats every second per breaker.
+        rollingPercentilesEnabled: false,
+        enableSnapshots: false,
         name: endpointId,
       });
       const created: Entry = { breaker, halfOpenAt: 0, lastUsed: Date.now() };

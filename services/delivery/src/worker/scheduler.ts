@@ -3,7 +3,8 @@ import { PinnedAgents } from '../attempt/agents.ts';
 import { Batcher, type Kysely } from '@preflight/db';
 import type { Logger } from '@preflight/log';
 import { post, type PostResult } from '../attempt/post.ts';
-import { resolveTarget, type Resolver } from '../attempt/target.ts';
+import { Targets, type Resolver } from '../attempt/target.ts';
+import { Deadlines } from '../attempt/deadlines.ts';
 import type { EndpointDirectory } from '../clients/endpoint-directory.ts';
 import { nextStep } from '../domain/schedule.ts';
 import { deliveryHeaders, signingKeysOf } from '../domain/signatures.ts';
@@ -133,6 +134,8 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   const log = opts.logger.child({ component: 'scheduler' });
   const leaseMs = schedulerLeaseMs(opts.attemptTimeoutMs);
   const agents = new PinnedAgents(opts.attemptTimeoutMs);
+  const deadlines = new Deadlines(opts.attemptTimeoutMs);
+  const targets = new Targets({ allowPrivate: opts.allowPrivate, resolve: opts.resolve });
   const sleeper = new Sleeper();
   const perEndpoint = new Map<string, number>();
   const running = new Set<Promise<void>>();
@@ -431,22 +434,20 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       return;
     }
 
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error('attempt timed out')), opts.attemptTimeoutMs);
+    const deadline = deadlines.start();
     const started = performance.now();
     let result: PostResult;
     let outcome: AttemptOutcome;
     try {
-      const url = new URL(row.url);
-      const target = await resolveTarget(url, { allowPrivate: opts.allowPrivate, signal: controller.signal, ...(opts.resolve ? { resolve: opts.resolve } : {}) });
+      const { url, target } = await targets.of(row.url, deadline);
       if (!target.ok) {
         result = { statusCode: null, responseBody: null, error: target.reason, delivered: false, unhealthy: false };
         outcome = target.refused ? 'refused' : 'failed';
       } else {
-        const body = Buffer.from(row.body, 'utf8');
+        const body = row.bodyBytes ?? Buffer.from(row.body, 'utf8');
         const headers = deliveryHeaders({ keys: signingKeysOf(endpoint), eventType: row.event_type, envelopeId: row.event_id, attemptId, body });
         result = await opts.breakers.fire(row.endpoint_id, async () => {
-          const r = await post(url, target, body, headers, { signal: controller.signal, timeoutMs: opts.attemptTimeoutMs, agents });
+          const r = await post(url, target, body, headers, { deadline, timeoutMs: opts.attemptTimeoutMs, agents });
           if (r.unhealthy) throw new UnhealthyResult(r);
           return r;
         });
@@ -454,15 +455,15 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       }
     } catch (err) {
       if (err instanceof BreakerOpen) {
-        clearTimeout(timer);
+        deadline.clear();
         await giveBack(w, err.retryAt);
         return;
       }
-      const message = controller.signal.aborted ? `timed out after ${opts.attemptTimeoutMs} ms` : (err as Error).message;
+      const message = deadline.expired ? `timed out after ${opts.attemptTimeoutMs} ms` : (err as Error).message;
       result = { statusCode: null, responseBody: null, error: message, delivered: false, unhealthy: false };
       outcome = 'failed';
     } finally {
-      clearTimeout(timer);
+      deadline.clear();
       requestDone();
     }
     // A failing endpoint is the one most likely to have been disabled or deleted meanwhile (5
@@ -516,24 +517,19 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     const held = how === 'recorded' || (await recorder.add(rowStored ? completion : { ...completion, next: { status: 'cancelled' } }));
     opts.metrics.attempts.inc({ event_type: row.event_type, outcome: a.outcome });
     if (a.outcome !== 'cancelled') opts.metrics.attemptDuration.observe(a.durationMs / 1000);
+    if (step.kind !== 'retry' && rowStored && held) opts.metrics.deliveries.inc({ event_type: row.event_type, outcome: step.kind });
+    // The wake is what matters: the loop times its next look by the earliest due row, and this
+    // one is due sooner than the lease it had.
+    if (step.kind === 'retry' && rowStored && held) wakeClaims();
+    // Built only when they are written: at saturation, with info off, the fields of every
+    // attempt were a measurable share of the garbage.
+    const level = !held && rowStored ? 'warn' : 'info';
+    if (!log.isLevelEnabled(level)) return;
     const fields = { deliveryId: row.id, eventId: row.event_id, endpointId: row.endpoint_id, attempt: a.number, attemptId: a.attemptId, outcome: a.outcome, statusCode: a.result.statusCode, durationMs: a.durationMs };
-    if (!rowStored) {
-      log.info(fields, 'attempt logged; its delivery was not stored (its event is handled again, or was before)');
-      return;
-    }
-    if (!held) {
-      log.warn(fields, 'lease lost during the attempt; attempt logged, delivery left to its new owner');
-      return;
-    }
-    if (step.kind === 'retry') {
-      log.info({ ...fields, error: a.result.error, retryInMs: step.waitMs }, 'attempt failed; retry scheduled');
-      // The loop times its next look by the earliest due row: this one is due sooner than the lease it had.
-      wakeClaims();
-    }
-    else {
-      opts.metrics.deliveries.inc({ event_type: row.event_type, outcome: step.kind });
-      log.info({ ...fields, error: a.result.error, final: step.kind }, 'delivery final');
-    }
+    if (!rowStored) log.info(fields, 'attempt logged; its delivery was not stored (its event is handled again, or was before)');
+    else if (!held) log.warn(fields, 'lease lost during the attempt; attempt logged, delivery left to its new owner');
+    else if (step.kind === 'retry') log.info({ ...fields, error: a.result.error, retryInMs: step.waitMs }, 'attempt failed; retry scheduled');
+    else log.info({ ...fields, error: a.result.error, final: step.kind }, 'delivery final');
   }
 
   const loop = (async () => {
@@ -625,6 +621,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       sweepAdmissions();
       sleeper.wake();
       await loop;
+      deadlines.close();
       await agents.close();
     },
   };
