@@ -6,6 +6,45 @@ const cores = (u: CpuUsage | undefined, g: string) => (u ? (u.seconds[g] ?? 0) /
 const fmtCores = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
 const CPU_GROUPS = ['delivery', 'webhook', 'postgres', 'nats', 'harness', 'other services', 'other', 'stolen'];
 
+/** CPU µs per delivery (or bare request) of each group over a throughput window. */
+const perDelivery = (t: DeliveryReport['throughput'][number], g: string) => (t.cpu ? ((t.cpu.seconds[g] ?? 0) / (t.deliveredPerS * t.windowS)) * 1e6 : NaN);
+const BUSY_GROUPS = CPU_GROUPS.filter((g) => g !== 'stolen');
+
+/**
+ * The throughput windows' CPU per delivery, and what the ratio target leaves: at 0.4× the bare
+ * loop, the whole machine's cores divided by that rate is all the CPU a delivery may cost,
+ * every process of the system and the receivers together.
+ */
+function cpuBudget(r: DeliveryReport): string[] {
+  const out: string[] = [];
+  out.push('### CPU per delivery (µs, throughput windows: busy CPU of each group ÷ deliveries, or bare requests, in the window)');
+  out.push('');
+  out.push(
+    table(
+      ['window', ...BUSY_GROUPS, 'all'],
+      r.throughput.map((t) => {
+        const parts = BUSY_GROUPS.map((g) => perDelivery(t, g));
+        return [t.label, ...parts.map((v) => v.toFixed(0)), parts.reduce((a, b) => a + b, 0).toFixed(0)];
+      }),
+    ),
+  );
+  const sustained = r.throughput.find((t) => t.name === 'sustained');
+  const bare = r.throughput.find((t) => t.name === 'bare');
+  if (sustained && bare) {
+    const goal = 0.4 * bare.deliveredPerS;
+    const budget = (r.machine.nproc / goal) * 1e6;
+    const spent = BUSY_GROUPS.reduce((a, g) => a + perDelivery(sustained, g), 0);
+    const outside = spent - perDelivery(sustained, 'delivery');
+    out.push('');
+    out.push(
+      `At 0.4× the bare loop (${fmtRate(goal)}) this machine's ${r.machine.nproc} cores allow at most ${budget.toFixed(0)} µs of CPU per delivery, ` +
+        `for every process together; the sustained window spent ${spent.toFixed(0)} µs, ${outside.toFixed(0)} µs of it outside the delivery process ` +
+        `(receivers and publisher, Postgres, NATS, the webhook service, the other services consuming the same events, the rest of the machine).`,
+    );
+  }
+  return out;
+}
+
 export function deliveryMarkdown(r: DeliveryReport, command: string, note: string | undefined, findings: string | undefined): string {
   const s = r.settings;
   const out: string[] = [];
@@ -87,6 +126,8 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
   out.push(table(['window', ...CPU_GROUPS], rows));
   out.push('');
   out.push('`postgres` = the backends of the metered processes plus Postgres\'s background processes; `nats` = the NATS server; `harness` = publisher, receivers (worker thread) and bare loops; `other` = everything else on the machine; `stolen` = time the hypervisor ran something else while this machine\'s CPUs wanted to run (steal in /proc/stat), during which every process here stood still.');
+  out.push('');
+  out.push(...cpuBudget(r));
   if (findings) {
     out.push('');
     out.push(findings.trim());
