@@ -455,7 +455,6 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       }
     } catch (err) {
       if (err instanceof BreakerOpen) {
-        deadline.clear();
         await giveBack(w, err.retryAt);
         return;
       }
