@@ -25,18 +25,22 @@ export interface ServiceProcess {
 }
 
 /**
- * Runs one service from its TypeScript source as its own process (`node --import tsx`), the
- * way `npm start` and the end-to-end tests both do. `onLine` sees every output line.
+ * Runs one service as its own process: from its TypeScript source (`node --import tsx`), the
+ * way `npm start` and the end-to-end tests both do, or with `built` from the bundle its image
+ * runs (services/<name>/dist/main.js, `node scripts/build-service.mjs`, with the image's
+ * NODE_ENV and NODE_OPTIONS), as the benchmarks do. `onLine` sees every output line.
  */
 export function spawnService(
   name: ServiceName,
   port: number,
   env: Record<string, string>,
   onLine?: (name: ServiceName, line: string) => void,
+  opts: { built?: boolean } = {},
 ): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+  const args = opts.built ? ['--enable-source-maps', `services/${name}/dist/main.js`] : ['--import', 'tsx', `services/${name}/src/main.ts`];
+  const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...(opts.built ? { NODE_ENV: 'production' } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const recent: string[] = [];

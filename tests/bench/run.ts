@@ -13,6 +13,8 @@
  *   --note=TEXT        a line quoted under the machine facts (e.g. "machine shared with test runs")
  *   --service-env=K=V  an extra environment variable for the services (repeatable), e.g.
  *                      DB_POOL_MAX=20 to compare pool sizes; listed in the report's settings
+ *   --delivery-replicas=N  delivery service processes in the delivery benchmark (default 2,
+ *                      the chart's replicaCount)
  * Exit status: 0 when the run completed (whether or not every target was met), 1 on an error.
  */
 import { mkdirSync } from 'node:fs';
@@ -36,6 +38,7 @@ const { values: args } = parseArgs({
     'cpu-prof': { type: 'string' },
     note: { type: 'string' },
     'service-env': { type: 'string', multiple: true },
+    'delivery-replicas': { type: 'string' },
   },
   strict: true,
 });

@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { SERVICES, spawnService, waitUntilReady, type ServiceName, type ServiceProcess } from '../../scripts/lib/services.ts';
+import { promisify } from 'node:util';
+import { REPO_ROOT, SERVICES, spawnService, waitUntilReady, type ServiceName, type ServiceProcess } from '../../scripts/lib/services.ts';
 import { TEST_DATABASE_URL, TEST_NATS_URL, TEST_REDIS_URL, deleteStreams, dropSchemas, freePort, isolatedName } from '@preflight/testing';
 
 /** What a test needs to drive a running system over HTTP, as a client would. */
@@ -10,20 +12,35 @@ export interface SystemInfo {
 }
 
 export interface RunningSystem extends SystemInfo {
+  /** The first (or only) process of each service: the one `serviceUrls` and `restart` name. */
   processes: Record<ServiceName, ServiceProcess>;
+  /** Every process of each service, the first one included (more than one where `replicas` asked for it). */
+  replicas: Record<ServiceName, ServiceProcess[]>;
   /** Each service's Postgres schema (DB_SCHEMA). */
   schemas: Record<ServiceName, string>;
   env: Record<string, string>;
-  /** Stops one service (SIGTERM, or SIGKILL to simulate a crash) and starts it again. */
+  /** Stops one service's first process (SIGTERM, or SIGKILL to simulate a crash) and starts it again. */
   restart(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface SystemOptions {
+  /**
+   * Processes per service (default 1): the extra ones share its schema, stream and consumers
+   * as a Deployment's replicas do, each on a port of its own, started once the first is ready
+   * (so the first alone runs the migrations).
+   */
+  replicas?: Partial<Record<ServiceName, number>>;
+  /** Run the bundles the images run (services/<name>/dist/main.js, built here by scripts/build-service.mjs) instead of the sources. */
+  built?: boolean;
 }
 
 /**
  * Starts every service as its own process on free loopback ports, each in a schema, Redis key
  * prefix and event stream of its own, so any number of systems can run side by side and again.
  */
-export async function startSystem(overrides: Record<string, string> = {}): Promise<RunningSystem> {
+export async function startSystem(overrides: Record<string, string> = {}, options: SystemOptions = {}): Promise<RunningSystem> {
+  if (options.built) await promisify(execFile)(process.execPath, ['scripts/build-service.mjs', ...SERVICES.map((s) => s.name)], { cwd: REPO_ROOT });
   const schemas = Object.fromEntries(SERVICES.map((s) => [s.name, isolatedName(s.schema)])) as Record<ServiceName, string>;
   const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s.name, await freePort()]))) as Record<ServiceName, number>;
   const adminToken = `adm_test_${randomBytes(16).toString('hex')}`;
@@ -52,14 +69,29 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
   const echo = process.env.E2E_ECHO ? (name: string, line: string) => console.log(`[${name}] ${line}`) : undefined;
 
   const processes = {} as Record<ServiceName, ServiceProcess>;
+  const replicas = Object.fromEntries(SERVICES.map((s) => [s.name, [] as ServiceProcess[]])) as Record<ServiceName, ServiceProcess[]>;
   const launch = async (name: ServiceName) => {
-    processes[name] = spawnService(name, ports[name], envFor(name), echo);
-    await waitUntilReady(processes[name], 60_000);
+    const first = spawnService(name, ports[name], envFor(name), echo, { built: options.built });
+    processes[name] = first;
+    replicas[name] = [first, ...replicas[name].slice(1)];
+    await waitUntilReady(first, 60_000);
   };
+  const launchExtra = async (name: ServiceName, portVar: string) => {
+    const port = await freePort();
+    const extra = spawnService(name, port, { ...envFor(name), [portVar]: String(port) }, echo, { built: options.built });
+    replicas[name].push(extra);
+    await waitUntilReady(extra, 60_000);
+  };
+  const all = () => Object.values(replicas).flat();
   try {
-    await Promise.all(SERVICES.map((s) => launch(s.name)));
+    await Promise.all(
+      SERVICES.map(async (s) => {
+        await launch(s.name);
+        for (let i = 1; i < (options.replicas?.[s.name] ?? 1); i++) await launchExtra(s.name, s.portVar);
+      }),
+    );
   } catch (err) {
-    await Promise.all(Object.values(processes).map((p) => p.stop('SIGKILL')));
+    await Promise.all(all().map((p) => p.stop('SIGKILL')));
     await dropSchemas(Object.values(schemas));
     await deleteStreams([stream]);
     throw err;
@@ -71,6 +103,7 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
     adminToken,
     serviceUrls,
     processes,
+    replicas,
     schemas,
     env,
     restart: async (name, signal = 'SIGTERM') => {
@@ -78,7 +111,7 @@ export async function startSystem(overrides: Record<string, string> = {}): Promi
       await launch(name);
     },
     stop: async () => {
-      await Promise.all(Object.values(processes).map((p) => p.stop('SIGTERM')));
+      await Promise.all(all().map((p) => p.stop('SIGTERM')));
       await dropSchemas(Object.values(schemas));
       await deleteStreams([stream]);
     },

@@ -189,6 +189,27 @@ describe('POST /internal/v1/delivery-outcomes', () => {
     expect(await adminView(org, a.body.id)).toMatchObject({ isEnabled: false, consecutiveFailures: 6, disabledAt: expect.any(String) });
   });
 
+  it('a batch of successes alone resets failing endpoints, leaves disabled ones disabled and answers each state', async () => {
+    const org = randomUUID();
+    const failing = await createFor(org, {});
+    const healthy = await createFor(org, {});
+    const disabled = await createFor(org, {});
+    const gone = randomUUID();
+    await outcomes({ outcomes: [...Array.from({ length: 3 }, () => ({ webhookId: failing.body.id, delivered: false })), ...Array.from({ length: 5 }, () => ({ webhookId: disabled.body.id, delivered: false }))] });
+    const res = await outcomes({
+      outcomes: [failing, healthy, disabled].map((w) => ({ webhookId: w.body.id.toUpperCase(), delivered: true })).concat({ webhookId: gone, delivered: true }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.results).toEqual([
+      { webhookId: failing.body.id, state: { isEnabled: true, consecutiveFailures: 0 } },
+      { webhookId: healthy.body.id, state: { isEnabled: true, consecutiveFailures: 0 } },
+      { webhookId: disabled.body.id, state: { isEnabled: false, consecutiveFailures: 0 } },
+      { webhookId: gone, state: null },
+    ]);
+    expect(await adminView(org, failing.body.id)).toMatchObject({ isEnabled: true, consecutiveFailures: 0 });
+    expect(await adminView(org, disabled.body.id)).toMatchObject({ isEnabled: false, consecutiveFailures: 0, disabledAt: expect.any(String) });
+  });
+
   it('validates its body', async () => {
     const org = randomUUID();
     const made = await createFor(org, {});

@@ -26,6 +26,12 @@ import { withBenchClient } from '../lib/postgres.ts';
  */
 export interface DeliverySettings {
   endpoints: number;
+  /**
+   * Delivery service processes (replicas sharing its schema and consumer). Default 2, the
+   * chart's `replicaCount`: the service as it is deployed. Each holds its own in-flight bounds,
+   * and the bare loops use the same number in flight as all of them together.
+   */
+  deliveryReplicas: number;
   /** Open loop, events/s (deliveries/s = rate × endpoints). */
   rate: number;
   warmupS: number;
@@ -49,6 +55,7 @@ export interface DeliverySettings {
 
 export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
   endpoints: 10,
+  deliveryReplicas: 2,
   rate: 100,
   warmupS: 2,
   durationS: 10,
@@ -254,7 +261,9 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
   const machine = machineFacts();
   const perEndpoint = Number(s.serviceEnv.DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT ?? 4);
   const workers = Number(s.serviceEnv.DELIVERY_WORKERS ?? 64);
-  const concurrency = Math.min(workers, perEndpoint * s.endpoints);
+  /** In flight at most, every replica together; the bare loops use as many (`perEndpoint` × replicas connections per receiver). */
+  const concurrency = s.deliveryReplicas * Math.min(workers, perEndpoint * s.endpoints);
+  const connectionsPerEndpoint = s.deliveryReplicas * perEndpoint;
 
   const receivers = new Receivers();
   await receivers.start(s.endpoints, 1);
@@ -267,14 +276,14 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     overrides.BENCH_CPU_PROF_DIR = s.cpuProfDir;
   }
   log(`starting the system (${Object.entries(overrides).filter(([k]) => k !== 'NODE_OPTIONS').map(([k, v]) => `${k}=${v}`).join(', ')})`);
-  const sys: RunningSystem = await startSystem(overrides);
+  const sys: RunningSystem = await startSystem(overrides, { replicas: { delivery: s.deliveryReplicas }, built: true });
   // Registered after the receivers: undone first, but the receivers' close goes first (below).
   onCleanup(async () => {
     await receivers.close();
     await sys.stop();
   });
   const groups: CpuGroups = {
-    delivery: [sys.processes.delivery.child.pid ?? 0],
+    delivery: sys.replicas.delivery.map((p) => p.child.pid ?? 0),
     webhook: [sys.processes.webhook.child.pid ?? 0],
     'other services': [sys.processes.gateway.child.pid ?? 0, sys.processes.issue.child.pid ?? 0, sys.processes.campaign.child.pid ?? 0],
     harness: [process.pid],
@@ -317,17 +326,18 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
    */
   const cutProfiles = () => {
     if (!s.cpuProfDir) return;
-    for (const p of Object.values(sys.processes)) if (p.child.pid) process.kill(p.child.pid, 'SIGUSR2');
+    for (const p of Object.values(sys.replicas).flat()) if (p.child.pid) process.kill(p.child.pid, 'SIGUSR2');
   };
+  /** Every delivery replica's metrics: the pending rows and the consumer's lag are the same for all (the database's, the shared consumer's), attempts add up. */
   const scrape = async () => {
     try {
-      const res = await fetch(`${sys.serviceUrls.delivery}/metrics`);
-      const text = await res.text();
+      const texts = await Promise.all(sys.replicas.delivery.map(async (p) => (await fetch(`${p.url}/metrics`)).text()));
+      const sum = (name: string) => texts.reduce((acc, t) => acc + metricValue(t, name), 0);
       return {
-        pending: metricValue(text, 'webhook_deliveries_pending'),
-        lag: metricValue(text, 'consumer_lag'),
-        attemptSeconds: metricValue(text, 'webhook_delivery_attempt_duration_seconds_sum'),
-        attempts: metricValue(text, 'webhook_delivery_attempt_duration_seconds_count'),
+        pending: Math.max(...texts.map((t) => metricValue(t, 'webhook_deliveries_pending'))),
+        lag: Math.max(...texts.map((t) => metricValue(t, 'consumer_lag'))),
+        attemptSeconds: sum('webhook_delivery_attempt_duration_seconds_sum'),
+        attempts: sum('webhook_delivery_attempt_duration_seconds_count'),
       };
     } catch {
       return { pending: NaN, lag: NaN, attemptSeconds: NaN, attempts: NaN };
@@ -568,11 +578,11 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     const settledS = await quiesce();
     const name = keepAlive ? 'bare' : 'bare-noka';
     const label = keepAlive
-      ? `bare undici POST loop, keep-alive (a Pool of ${perEndpoint} per endpoint)`
+      ? `bare undici POST loop, keep-alive (a Pool of ${connectionsPerEndpoint} per endpoint)`
       : 'bare undici POST loop, a new Agent per request (no keep-alive; the service reuses pinned keep-alive agents)';
     log(`${label}: ${concurrency} in flight, ${s.tpWarmupS} s warm-up + ${s.tpDurationS} s`);
     const E = s.endpoints;
-    const pools = receivers.healthyPorts.map((p) => new Pool(`http://127.0.0.1:${p}`, { connections: perEndpoint, pipelining: 1 }));
+    const pools = receivers.healthyPorts.map((p) => new Pool(`http://127.0.0.1:${p}`, { connections: connectionsPerEndpoint, pipelining: 1 }));
     const meter = cpuMeter(groups);
     await meter.prepare();
     const t0 = performance.now();
@@ -703,6 +713,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     },
   ];
   const serviceSettings: Record<string, string> = {
+    'delivery replicas': String(s.deliveryReplicas),
     DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT: String(perEndpoint),
     DELIVERY_WORKERS: String(workers),
     DB_POOL_MAX: s.serviceEnv.DB_POOL_MAX ?? '10',

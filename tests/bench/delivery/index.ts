@@ -9,7 +9,7 @@ import { deliveryMarkdown } from './markdown.ts';
 /**
  * The delivery benchmark's entry, dispatched from tests/bench/run.ts: runs with every full
  * `npm run bench` and alone with `--only=delivery`. Honours `--quick` (short runs, docs
- * untouched), `--no-write`, `--note`, `--cpu-prof=DIR` and `--service-env=K=V`. Writes its
+ * untouched), `--no-write`, `--note`, `--cpu-prof=DIR`, `--service-env=K=V` and `--delivery-replicas=N`. Writes its
  * section of docs/benchmarks.md (`<!-- bench:delivery:start -->` … `end`) after a complete
  * run; tests/bench/delivery/FINDINGS.md, when present, is appended to the section.
  *
@@ -24,6 +24,7 @@ export interface DeliveryCliArgs {
   note?: string | undefined;
   'cpu-prof'?: string | undefined;
   'service-env'?: string[] | undefined;
+  'delivery-replicas'?: string | undefined;
 }
 
 const DOCS_FILE = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
@@ -45,7 +46,12 @@ export async function runDeliveryBench(args: DeliveryCliArgs): Promise<void> {
     serviceEnv,
     ...(serviceEnv.LOG_LEVEL ? { logLevel: serviceEnv.LOG_LEVEL } : {}),
     cpuProfDir: args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefined,
+    ...(args['delivery-replicas'] !== undefined ? { deliveryReplicas: Number(args['delivery-replicas']) } : {}),
   };
+  if (!Number.isInteger(settings.deliveryReplicas) || settings.deliveryReplicas < 1) {
+    console.error(`--delivery-replicas takes a whole number ≥ 1, not ${args['delivery-replicas']}`);
+    process.exit(2);
+  }
   if (settings.cpuProfDir) mkdirSync(settings.cpuProfDir, { recursive: true });
   const write = !args.quick && !args['no-write'];
 

@@ -54,7 +54,9 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
     `\`${command}\` (tests/bench/delivery), ${r.machine.date}. IssueCreated domain events are published straight onto the system's stream ` +
       `(as the outbox relay does: \`Nats-Msg-Id\`, event type and \`Preflight-Org-Id\` headers) for one organisation with ${s.endpoints} webhooks ` +
       'on loopback receivers (a worker thread of the harness; each checks `X-Service-Signature` and answers 204). Every service runs as its own ' +
-      'process with its defaults (tests/support/system.ts). Latency = arrival at the receiver − the moment the event was built for publishing ' +
+      `process with its defaults, from the bundle its image runs (\`services/<name>/dist/main.js\`, \`NODE_ENV=production\`; tests/support/system.ts), ` +
+      `the delivery service as ${s.deliveryReplicas} replica${s.deliveryReplicas === 1 ? '' : 's'} (the chart's \`replicaCount\` is 2) sharing its schema and consumer, each with its own in-flight bounds. ` +
+      'Latency = arrival at the receiver − the moment the event was built for publishing ' +
       '(one monotonic clock), duplicates dropped, warm-up excluded. Run 1 follows an unmeasured run of the same load, so that it, like the ' +
       'later runs, measures processes that have been working (just started, they ran at about half speed for several seconds and the ' +
       'backlog of those seconds filled the window). The control run and the run with a hanging endpoint each start right ' +
@@ -112,7 +114,7 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
   );
   out.push('');
   out.push(
-    `The service holds at most \`DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT\` × endpoints attempts in flight (capped by \`DELIVERY_WORKERS\`); the bare loops use the same number. ` +
+    `Each delivery replica holds at most \`DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT\` × endpoints attempts in flight (capped by \`DELIVERY_WORKERS\`); the bare loops use as many as all ${s.deliveryReplicas} replica${s.deliveryReplicas === 1 ? '' : 's'} together. ` +
       'The sustained run publishes whenever fewer than the feed window of deliveries are outstanding (published × endpoints − arrived), so the system is never idle for want of work; ' +
       '"bounded" = the outstanding count grew by less than 10 % of the window over the measured seconds and everything arrived after publishing stopped.',
   );

@@ -19,7 +19,8 @@ if (dir) {
   session.post('Profiler.setSamplingInterval', { interval: 500 });
   session.post('Profiler.enable');
   session.post('Profiler.start');
-  const name = (process.argv.find((a) => a.includes('/src/main.ts')) ?? 'node').split('/').at(-3) ?? 'node';
+  // services/<name>/src/main.ts (from source) or services/<name>/dist/main.js (the bundle).
+  const name = process.argv.map((a) => /services\/([^/]+)\/(?:src|dist)\/main\.[jt]s$/.exec(a)?.[1]).find(Boolean) ?? 'node';
   let cuts = 0;
   process.on('SIGUSR2', () => {
     const n = ++cuts;

@@ -342,6 +342,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
 
   /** Starts waiting attempts while their endpoint has a free slot and the overall bound allows. */
   function pump(): void {
+    if (admissions.size === 0 && queued === 0) return;
     for (const [id, list] of admissions) {
       while (list.length > 0 && hasRoomFor(id)) {
         const a = list.shift()!;
@@ -390,8 +391,11 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       .catch((err: unknown) => log.error({ deliveryId: row.id, endpointId: row.endpoint_id, err: (err as Error).message }, 'attempt could not be recorded; the lease will expire and it is retried'))
       .finally(() => {
         freeSlot();
+        // The slot's own pump ran when the request ended; this one matters only when finished
+        // attempts waiting for their record had reached their bound and held starts back.
+        const heldBack = unrecorded() >= MAX_UNRECORDED;
         running.delete(p);
-        if (!stopping) pump();
+        if (heldBack && !stopping) pump();
         if (roomless && claimWanted()) sleeper.wake();
       });
     running.add(p);

@@ -101,6 +101,25 @@ export interface EndpointState {
  * each endpoint whose state moved is updated once. Answers the state after each outcome, undefined for an
  * unknown endpoint. Run it in a transaction (the locks must last until the update).
  */
+/**
+ * Records successes only (the common report: endpoints that keep delivering) with one
+ * statement and no transaction: a success sets the count to 0 and changes nothing else, so
+ * only endpoints with failures are written, and nothing needs to stay locked. A concurrent
+ * failure report is ordered by the row lock as before (the update waits for it and then
+ * resets what it committed). Answers each endpoint's state, undefined for an unknown one.
+ */
+export async function recordSuccesses(db: Kysely<WebhookDatabase>, ids: readonly string[]): Promise<Array<EndpointState | undefined>> {
+  if (ids.length === 0) return [];
+  const { rows } = await sql<{ id: string; is_enabled: boolean }>`
+    with reset as (
+      update webhooks set consecutive_failures = 0, updated_at = now()
+      where id = any(${[...ids]}::uuid[]) and consecutive_failures > 0
+      returning id)
+    select id, is_enabled from webhooks where id = any(${[...ids]}::uuid[])`.execute(db);
+  const state = new Map(rows.map((r) => [r.id, { is_enabled: r.is_enabled, consecutive_failures: 0 }]));
+  return ids.map((id) => state.get(id));
+}
+
 export async function recordDeliveryOutcomes(
   trx: Kysely<WebhookDatabase>,
   outcomes: ReadonlyArray<{ id: string; delivered: boolean }>,
