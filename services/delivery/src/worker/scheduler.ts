@@ -75,8 +75,11 @@ const MAX_UNRECORDED = 10 * RECORD_BATCH;
 /** How often an open breaker's (or a stalled endpoint's) newly due deliveries are moved. */
 const DEFER_EVERY_MS = 250;
 /**
- * An endpoint at its bound none of whose requests has ended for this long is stalled (it
- * hangs, or answers in seconds): its due rows are moved ahead, by as long as it has been
+ * An endpoint at its bound none of whose requests has been answered for this long is stalled
+ * (it hangs, or answers in seconds; a request that timed out is no answer: counted as one,
+ * every round of timeouts ended the stall, made the endpoint's whole deferred backlog due at
+ * once, and each replica's claims stepped over it until the stall was seen again, which showed
+ * in the healthy endpoints' latency): its due rows are moved ahead, by as long as it has been
  * stalled so far (at least this, at most an attempt's timeout), again whenever they come due
  * while it stays stalled. Left due, every claim would step over all of them in the due index
  * (a hanging endpoint's backlog grows by its whole event rate), which made claims, and so every
@@ -368,11 +371,12 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     perEndpoint.set(row.endpoint_id, busy(row.endpoint_id) + 1);
     requesting += 1;
     let freed = false;
-    const freeSlot = () => {
+    /** `answered` false: the request ran out of time, which is no sign of life (see STALL_MS). */
+    const freeSlot = (answered = true) => {
       if (freed) return;
       freed = true;
       requesting -= 1;
-      progressAt.set(row.endpoint_id, Date.now());
+      if (answered) progressAt.set(row.endpoint_id, Date.now());
       const n = busy(row.endpoint_id) - 1;
       if (n > 0) perEndpoint.set(row.endpoint_id, n);
       else {
@@ -407,7 +411,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     if (await (early?.stored ?? STORED)) await releaseLease(opts.db, row.id, token, until);
   }
 
-  async function attempt(w: Waiting, requestDone: () => void): Promise<void> {
+  async function attempt(w: Waiting, requestDone: (answered: boolean) => void): Promise<void> {
     const row = w.row;
     // The endpoint as it is now (within the cache's TTL): disabled, deleted or unsubscribed → cancelled.
     let endpoint;
@@ -466,8 +470,9 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       result = { statusCode: null, responseBody: null, error: message, delivered: false, unhealthy: false };
       outcome = 'failed';
     } finally {
+      const answered = !deadline.expired;
       deadline.clear();
-      requestDone();
+      requestDone(answered);
     }
     // A failing endpoint is the one most likely to have been disabled or deleted meanwhile (5
     // failures disable it): the organisation's answers are fetched again in the background, so
