@@ -16,7 +16,7 @@ import { registrations } from './routes/index.ts';
 import type { DeliveryDatabase } from './storage/schema.ts';
 import { Breakers } from './worker/breakers.ts';
 import { startListener } from './worker/listener.ts';
-import { deliveryMetrics, unstoredGauge } from './worker/metrics.ts';
+import { deliveryMetrics, stalledGauge, unstoredGauge } from './worker/metrics.ts';
 import { startOutcomeReporter, type OutcomeReporter } from './worker/outcome-reporter.ts';
 import { schedulerLeaseMs, startScheduler, type Scheduler } from './worker/scheduler.ts';
 
@@ -147,6 +147,7 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
       logger,
     });
     unstoredGauge(registry, fan.unstored);
+    stalledGauge(registry, () => work.stalled());
     consumer = await startConsumer({
       js,
       jsm,

@@ -156,6 +156,25 @@ describe('a stalled endpoint', () => {
     await eventually(() => expectAllDelivered(h, iso, endpoint.id, 40), { timeoutMs: 15_000 });
     expect(r.started).toBe(40);
   });
+
+  it('stays stalled through a round of timeouts: a request that ran out of time is no answer', async () => {
+    // Retries far off and a breaker that never opens: only the stall decides here.
+    const { h, pub } = await service({ DELIVERY_ATTEMPT_TIMEOUT_MS: '1500', DELIVERY_RETRY_SCHEDULE_MS: '60000,60000', DELIVERY_BREAKER_VOLUME_THRESHOLD: '10000' });
+    const org = randomUUID();
+    const r = await receiver(() => undefined);
+    stub.add(org, r.url);
+    for (let i = 0; i < 30; i += 1) await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(() => expect(r.started).toBe(4));
+    await eventually(async () => expect(await h.metric('delivery_endpoints_stalled')).toBe(1), { timeoutMs: 5_000 });
+    // The first 4 requests time out and the 4 waiting in memory start in their slots; new
+    // deliveries fill the endpoint's bound again. Counted as answers, the timeouts ended the
+    // stall for a second (STALL_MS), and the endpoint's whole deferred backlog came due at once.
+    await eventually(() => expect(r.started).toBe(8), { timeoutMs: 5_000 });
+    const timedOutAt = Date.now();
+    for (let i = 0; i < 4; i += 1) await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(async () => expect(await h.metric('delivery_endpoints_stalled')).toBe(1), { timeoutMs: 5_000 });
+    expect(Date.now() - timedOutAt).toBeLessThan(900);
+  });
 });
 
 describe('auto-disable and circuit breaker', () => {

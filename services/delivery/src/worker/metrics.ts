@@ -69,3 +69,19 @@ export function unstoredGauge(registry: Registry, count: () => number): void {
     },
   });
 }
+
+/**
+ * Endpoints this replica holds as stalled: at their in-flight bound with no request answered
+ * for a second (they hang, or answer in seconds; a timeout is no answer). Their due deliveries
+ * are moved ahead instead of being claimed. Per replica (max over pods).
+ */
+export function stalledGauge(registry: Registry, count: () => number): void {
+  new Gauge({
+    name: 'delivery_endpoints_stalled',
+    help: 'Endpoints this replica holds as stalled (at their bound, no request answered for a second); their due deliveries are moved ahead.',
+    registers: [registry],
+    collect() {
+      this.set(count());
+    },
+  });
+}

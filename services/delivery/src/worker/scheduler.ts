@@ -44,6 +44,8 @@ export interface SchedulerOptions {
 export interface Scheduler extends Handoff {
   /** New deliveries may be due (NOTIFY). */
   wake(): void;
+  /** Endpoints this replica holds as stalled now (STALL_MS), for the gauge. */
+  stalled(): number;
   /** Stops claiming and waits for the attempts in flight to finish and be recorded. */
   stop(): Promise<void>;
 }
@@ -624,6 +626,10 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     reportFinals: reportedFirst,
     reserve,
     wake: wakeClaims,
+    stalled: () => {
+      const now = Date.now();
+      return [...perEndpoint.keys()].filter((id) => !opts.breakers.blockedUntil(id) && unavailableUntil(id, now) !== undefined).length;
+    },
     async stop() {
       stopping = true;
       sweepAdmissions();
