@@ -43,6 +43,29 @@ describe('EndpointDirectory', () => {
     expect(f.calls).toHaveLength(2);
   });
 
+  it('answers an endpoint without waiting once its organisation\'s answer has arrived, within the TTL only', async () => {
+    const f = fixture(2_000);
+    expect(f.dir.cachedEndpoint(ORG, 'IssueCreated', 'e1')).toBeUndefined(); // never asked
+    const asked = f.dir.endpointsFor(ORG, 'IssueCreated');
+    expect(f.dir.cachedEndpoint(ORG, 'IssueCreated', 'e1')).toBeUndefined(); // asked, not arrived
+    await asked;
+    expect(f.dir.cachedEndpoint(ORG, 'IssueCreated', 'e1')).toEqual({ endpoint: expect.objectContaining({ id: 'e1' }) });
+    expect(f.dir.cachedEndpoint(ORG, 'IssueCreated', 'e2')).toEqual({ endpoint: undefined }); // known: not subscribed
+    expect(f.dir.cachedEndpoint(ORG, 'IssueClosed', 'e1')).toBeUndefined(); // another event type
+    // A background refresh swaps the new answer in.
+    f.set([{ id: 'e2', url: 'https://b.example/hook', secret: 's2', events: [] }]);
+    f.dir.refresh(ORG);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(f.dir.cachedEndpoint(ORG, 'IssueCreated', 'e1')).toEqual({ endpoint: undefined });
+    expect(f.dir.cachedEndpoint(ORG, 'IssueCreated', 'e2')?.endpoint?.id).toBe('e2');
+    f.dir.invalidate(ORG);
+    expect(f.dir.cachedEndpoint(ORG, 'IssueCreated', 'e2')).toBeUndefined();
+    await f.dir.endpointsFor(ORG, 'IssueCreated');
+    f.tick(2_000);
+    expect(f.dir.cachedEndpoint(ORG, 'IssueCreated', 'e2')).toBeUndefined(); // expired
+    expect(f.calls).toHaveLength(3);
+  });
+
   it('keys by organisation and event type, shares one call between concurrent misses', async () => {
     const f = fixture(2_000);
     await Promise.all([f.dir.endpointsFor(ORG, 'IssueCreated'), f.dir.endpointsFor(ORG, 'IssueCreated'), f.dir.endpointsFor(ORG, 'IssueClosed'), f.dir.endpointsFor(OTHER, 'IssueCreated')]);

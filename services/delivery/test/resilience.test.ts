@@ -217,6 +217,10 @@ describe('restarts', () => {
     const endpoint = stub.add(org, r.url);
     for (let i = 0; i < 8; i += 1) await first.pub.publish(issueCreated(org), { orgId: org });
     await eventually(() => expect(r.started).toBe(4));
+    // Every event handled (its inbox row committed) before the stop: an event the server sends
+    // in the very moment the consumer unsubscribes is redelivered only after ack_wait (30 s),
+    // which is not what this test is about (libs/bus README, "Stopping").
+    await eventually(async () => expect((await queryRows<{ n: number }>(`select count(*)::int as n from "${iso.schema}".inbox`))[0]!.n).toBe(8));
     await first.h.stop();
     expect(r.started).toBe(4);
     hang = false;

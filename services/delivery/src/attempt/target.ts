@@ -77,6 +77,11 @@ export class Targets {
 
   constructor(private readonly opts: { allowPrivate: boolean; resolve?: Resolver | undefined }) {}
 
+  /** The parsed URL and target of an IP-literal URL seen before, without a promise; undefined otherwise (ask `of`). */
+  kept(rawUrl: string): { url: URL; target: Target } | undefined {
+    return this.literals.get(rawUrl);
+  }
+
   async of(rawUrl: string, deadline: Deadline): Promise<{ url: URL; target: Target }> {
     const kept = this.literals.get(rawUrl);
     if (kept) return kept;

@@ -20,7 +20,7 @@ import { Sleeper } from '@preflight/bus';
 export interface SchedulerOptions {
   db: Kysely<DeliveryDatabase>;
   /** Endpoints as the webhook service has them (cached for a few seconds). */
-  endpoints: Pick<EndpointDirectory, 'endpoint' | 'refresh'>;
+  endpoints: Pick<EndpointDirectory, 'endpoint' | 'cachedEndpoint' | 'refresh'>;
   breakers: Breakers;
   metrics: DeliveryMetrics;
   logger: Logger;
@@ -418,7 +418,8 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     // The endpoint as it is now (within the cache's TTL): disabled, deleted or unsubscribed → cancelled.
     let endpoint;
     try {
-      endpoint = await opts.endpoints.endpoint(row.org_id, row.event_type, row.endpoint_id);
+      const cached = opts.endpoints.cachedEndpoint(row.org_id, row.event_type, row.endpoint_id);
+      endpoint = cached ? cached.endpoint : await opts.endpoints.endpoint(row.org_id, row.event_type, row.endpoint_id);
     } catch (err) {
       log.warn({ deliveryId: row.id, endpointId: row.endpoint_id, err: (err as Error).message }, 'webhook service unavailable; attempt postponed');
       await giveBack(w, new Date(Date.now() + DEPENDENCY_RETRY_MS));
@@ -449,7 +450,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     let result: PostResult;
     let outcome: AttemptOutcome;
     try {
-      const { url, target } = await targets.of(row.url, deadline);
+      const { url, target } = targets.kept(row.url) ?? (await targets.of(row.url, deadline));
       if (!target.ok) {
         result = { statusCode: null, responseBody: null, error: target.reason, delivered: false, unhealthy: false };
         outcome = target.refused ? 'refused' : 'failed';
