@@ -174,6 +174,8 @@ export async function startWebhookStub(): Promise<WebhookStub> {
           return json(res, 503, { status: 503 });
         }
         const { outcomes } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { outcomes: Array<{ webhookId: string; delivered: boolean }> };
+        // The real service's bound (services/webhook MAX_OUTCOMES_PER_CALL): nothing applied beyond it.
+        if (outcomes.length > 500) return json(res, 422, { status: 422 });
         return json(res, 200, { results: outcomes.map((o) => ({ webhookId: o.webhookId, state: apply(o.webhookId, o.delivered) })) });
       }
       json(res, 404, { status: 404 });

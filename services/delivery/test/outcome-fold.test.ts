@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { foldSuccesses } from '../src/clients/webhook-client.ts';
+import { OUTCOMES_PER_CALL, createWebhookClient, foldSuccesses } from '../src/clients/webhook-client.ts';
+import { startWebhookStub } from './harness.ts';
 
 const S = (endpointId: string) => ({ endpointId, delivered: true });
 const F = (endpointId: string) => ({ endpointId, delivered: false });
@@ -33,6 +35,26 @@ describe('delivery outcomes sent to the webhook service', () => {
       const folded = apply(outcomes);
       expect(folded.count).toEqual(one.count);
       expect(sentAs.map((i) => folded.after[i])).toEqual(one.after);
+    }
+  });
+
+  it('go in calls of at most OUTCOMES_PER_CALL once folded, in order, however many a batch holds', async () => {
+    const stub = await startWebhookStub();
+    const client = createWebhookClient(stub.url);
+    try {
+      const [a, b, c] = [0, 1, 2].map(() => stub.add(randomUUID(), 'http://127.0.0.1:9/hook').id) as [string, string, string];
+      // A fan-out batch of 32 events to 10 endpoints carries 320 outcomes; here 600 successes of
+      // two endpoints (folded into 2), then 260 of an endpoint that alternates (none folded).
+      const all = [...Array.from({ length: 600 }, (_, i) => S(i % 2 ? a : b)), ...Array.from({ length: 260 }, (_, i) => (i % 2 ? S(c) : F(c)))];
+      const states = await client.reportOutcomes(all);
+      expect(stub.calls.outcomes).toBe(Math.ceil(262 / OUTCOMES_PER_CALL));
+      expect(stub.outcomes).toEqual(foldSuccesses(all).outcomes);
+      expect(states).toHaveLength(all.length);
+      expect(states.slice(0, 600).every((st) => st?.consecutiveFailures === 0)).toBe(true);
+      expect(states.slice(600).map((st) => st?.consecutiveFailures)).toEqual(Array.from({ length: 260 }, (_, i) => (i % 2 ? 0 : 1)));
+    } finally {
+      await client.close();
+      await stub.close();
     }
   });
 });
