@@ -1,10 +1,11 @@
-import { applyRuntimeFlags } from '@preflight/config';
+import { applyRuntimeFlags, loadSourceMapsNow } from '@preflight/config';
 import { exitOnFatalErrors } from '@preflight/http';
 import { createLogger } from '@preflight/log';
 import { migrateCampaignSchema, openCampaignDatabase, SERVICE_NAME, startCampaignService } from './app.ts';
 import { loadCampaignConfig } from './config.ts';
 
 applyRuntimeFlags();
+loadSourceMapsNow();
 
 const config = loadCampaignConfig();
 const logger = createLogger(SERVICE_NAME, { level: config.LOG_LEVEL });

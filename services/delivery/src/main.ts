@@ -1,10 +1,11 @@
-import { applyRuntimeFlags } from '@preflight/config';
+import { applyRuntimeFlags, loadSourceMapsNow } from '@preflight/config';
 import { exitOnFatalErrors } from '@preflight/http';
 import { createLogger } from '@preflight/log';
 import { migrateDeliverySchema, startDeliveryService } from './app.ts';
 import { loadDeliveryConfig } from './config.ts';
 
 applyRuntimeFlags();
+loadSourceMapsNow();
 
 const config = loadDeliveryConfig();
 const logger = createLogger('delivery', { level: config.LOG_LEVEL });

@@ -1,10 +1,11 @@
-import { applyRuntimeFlags } from '@preflight/config';
+import { applyRuntimeFlags, loadSourceMapsNow } from '@preflight/config';
 import { exitOnFatalErrors } from '@preflight/http';
 import { createLogger } from '@preflight/log';
 import { migrateIssueSchema, startIssueService } from './app.ts';
 import { loadIssueConfig } from './config.ts';
 
 applyRuntimeFlags();
+loadSourceMapsNow();
 
 const config = loadIssueConfig();
 const logger = createLogger('issue', { level: config.LOG_LEVEL });

@@ -1,10 +1,11 @@
-import { applyRuntimeFlags } from '@preflight/config';
+import { applyRuntimeFlags, loadSourceMapsNow } from '@preflight/config';
 import { exitOnFatalErrors } from '@preflight/http';
 import { createLogger } from '@preflight/log';
 import { migrateWebhookSchema, startWebhookService } from './app.ts';
 import { loadWebhookConfig } from './config.ts';
 
 applyRuntimeFlags();
+loadSourceMapsNow();
 
 const config = loadWebhookConfig();
 const logger = createLogger('webhook', { level: config.LOG_LEVEL });
