@@ -70,24 +70,21 @@ export async function startSystem(overrides: Record<string, string> = {}, option
 
   const processes = {} as Record<ServiceName, ServiceProcess>;
   const replicas = Object.fromEntries(SERVICES.map((s) => [s.name, [] as ServiceProcess[]])) as Record<ServiceName, ServiceProcess[]>;
-  const launch = async (name: ServiceName) => {
-    const first = spawnService(name, ports[name], envFor(name), echo, { built: options.built });
-    processes[name] = first;
-    replicas[name] = [first, ...replicas[name].slice(1)];
-    await waitUntilReady(first, 60_000);
-  };
-  const launchExtra = async (name: ServiceName, portVar: string) => {
-    const port = await freePort();
-    const extra = spawnService(name, port, { ...envFor(name), [portVar]: String(port) }, echo, { built: options.built });
-    replicas[name].push(extra);
-    await waitUntilReady(extra, 60_000);
+  /** Starts a service's process number `index` (0 is the first, on the system's port for it; the others get a port of their own). */
+  const launch = async (name: ServiceName, index = 0) => {
+    const port = index === 0 ? ports[name] : await freePort();
+    const portVar = SERVICES.find((s) => s.name === name)!.portVar;
+    const proc = spawnService(name, port, { ...envFor(name), [portVar]: String(port) }, echo, { built: options.built });
+    replicas[name][index] = proc;
+    if (index === 0) processes[name] = proc;
+    await waitUntilReady(proc, 60_000);
   };
   const all = () => Object.values(replicas).flat();
   try {
     await Promise.all(
       SERVICES.map(async (s) => {
         await launch(s.name);
-        for (let i = 1; i < (options.replicas?.[s.name] ?? 1); i++) await launchExtra(s.name, s.portVar);
+        for (let i = 1; i < (options.replicas?.[s.name] ?? 1); i++) await launch(s.name, i);
       }),
     );
   } catch (err) {

@@ -83,7 +83,7 @@ export class Targets {
   }
 
   async of(rawUrl: string, deadline: Deadline): Promise<{ url: URL; target: Target }> {
-    const kept = this.literals.get(rawUrl);
+    const kept = this.kept(rawUrl);
     if (kept) return kept;
     const url = new URL(rawUrl);
     const target = await resolveTarget(url, { ...this.opts, deadline });
