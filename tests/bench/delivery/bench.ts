@@ -12,6 +12,7 @@ import { admin, call } from '../../support/client.ts';
 import { startSystem, type RunningSystem } from '../../support/system.ts';
 import { cpuMeter, settle, type CpuGroups, type CpuUsage } from '../lib/cpu.ts';
 import { machineFacts, type MachineFacts } from '../lib/machine.ts';
+import { REPORTED_PAUSE_MS, watchMachinePauses, type PauseCount } from '../lib/machine-pauses.ts';
 import { openLoop, type OpenLoopResult } from '../lib/open-loop.ts';
 import { Samples, summarise, type LatencySummary } from '../lib/stats.ts';
 import { withBenchClient } from '../lib/postgres.ts';
@@ -59,7 +60,7 @@ export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
   rate: 100,
   warmupS: 2,
   durationS: 10,
-  compareDurationS: 30,
+  compareDurationS: 60,
   feedWindow: 2_000,
   tpWarmupS: 2,
   tpDurationS: 10,
@@ -86,6 +87,8 @@ export interface LatencyPhase {
   settledS: number;
   /** p99 and max of the events published in each `TIMELINE_BUCKET_S` of the measured window, in order. */
   timeline: Array<{ p99: number; max: number }>;
+  /** Gaps of an idle process's timer of at least `REPORTED_PAUSE_MS` in the measured window (lib/machine-pauses.ts). */
+  pauses: PauseCount;
 }
 
 /** Seconds of publishing per timeline bucket: where in a window its slowest deliveries fall. */
@@ -268,6 +271,8 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
   const receivers = new Receivers();
   await receivers.start(s.endpoints, 1);
   onCleanup(() => receivers.close());
+  const pauses = watchMachinePauses();
+  onCleanup(async () => pauses.stop());
 
   const overrides: Record<string, string> = { LOG_LEVEL: s.logLevel, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...s.serviceEnv };
   if (s.cpuProfDir) {
@@ -452,6 +457,8 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
       buckets[Math.min(buckets.length - 1, Math.floor((r.seq - warmupCount) / s.rate / TIMELINE_BUCKET_S))]!.push(ms);
     }
     const measuredEvents = seq - warmupCount - failedMeasured.size;
+    // The measured events' publishing, and the slowest delivery's time after the last of them.
+    const windowFrom = phaseStart + s.warmupS * 1000;
     const latency = summarise(all.values());
     const worstReceiverP99 = Math.max(...perReceiver.map((p) => summarise(p.values()).p99).filter((v) => !Number.isNaN(v)));
     const phase: LatencyPhase = {
@@ -470,10 +477,12 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
         const sum = summarise(b.values());
         return { p99: sum.p99, max: sum.max };
       }),
+      pauses: pauses.during(windowFrom, windowFrom + durationS * 1000 + latency.max),
     };
-    const vacuums = await autovacuumsSince(phaseStart + s.warmupS * 1000);
+    const vacuums = await autovacuumsSince(windowFrom);
     log(`  autovacuum during the run (last run per table, s from the measured window's start): ${vacuums.length > 0 ? vacuums.join(', ') : 'none'}`);
     log(`  p99 by ${TIMELINE_BUCKET_S} s of publishing: ${phase.timeline.map((t) => `${t.p99.toFixed(1)}`).join(' · ')} ms (max ${phase.timeline.map((t) => t.max.toFixed(0)).join(' · ')})`);
+    log(`  machine pauses ≥ ${REPORTED_PAUSE_MS} ms (an idle process's timer): ${phase.pauses.count}${phase.pauses.count ? `, the longest ${phase.pauses.worstMs} ms` : ''}`);
     log(`  p50 ${latency.p50.toFixed(1)} ms, p99 ${latency.p99.toFixed(1)} ms, max ${latency.max.toFixed(1)} ms; ${phase.arrived}/${phase.expected} arrived${open.problems.length ? `; PROBLEMS: ${open.problems.join(', ')}` : ''}`);
     return phase;
   }

@@ -1,5 +1,6 @@
 import type { CpuUsage } from '../lib/cpu.ts';
 import { fmtMs, fmtRate, machineLine, table } from '../lib/report.ts';
+import { REPORTED_PAUSE_MS } from '../lib/machine-pauses.ts';
 import { TIMELINE_BUCKET_S, type DeliveryReport } from './bench.ts';
 
 const cores = (u: CpuUsage | undefined, g: string) => (u ? (u.seconds[g] ?? 0) / u.wallS : NaN);
@@ -77,7 +78,7 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
   out.push('');
   out.push(
     table(
-      ['run', 'p50', 'p90', 'p99', 'max', 'worst receiver p99', 'arrived / expected', 'dup.', 'publish → PubAck p99', 'publisher lag p99'],
+      ['run', 'p50', 'p90', 'p99', 'max', 'worst receiver p99', 'arrived / expected', 'dup.', 'publish → PubAck p99', 'publisher lag p99', `machine pauses ≥ ${REPORTED_PAUSE_MS} ms (longest)`],
       r.latency.map((p) => [
         p.label,
         fmtMs(p.latency.p50),
@@ -89,6 +90,7 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
         String(p.duplicates),
         fmtMs(p.open.latency.p99),
         fmtMs(p.open.sendLag.p99),
+        p.pauses.count > 0 ? `${p.pauses.count} (${fmtMs(p.pauses.worstMs)})` : '0',
       ]),
     ),
   );
@@ -96,6 +98,11 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
   out.push(`p99 (and max) of the events published in each ${TIMELINE_BUCKET_S} s of the measured window, in order, to show when in a run its slowest deliveries fell:`);
   out.push('');
   for (const p of r.latency) out.push(`- ${p.label}: ${p.timeline.map((t) => `${fmtMs(t.p99)} (${fmtMs(t.max)})`).join(' · ')}`);
+  out.push('');
+  out.push(
+    `Machine pauses: gaps of at least ${REPORTED_PAUSE_MS} ms between the wake-ups of an idle process on a 1 ms timer during the measured window (tests/bench/lib/machine-pauses.ts). ` +
+      'No core was free for it meanwhile, and every process of the system stood still as long: a window with more of them has a longer tail for reasons outside the system.',
+  );
   out.push('');
   out.push('### Throughput');
   out.push('');
