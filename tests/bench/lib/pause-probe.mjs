@@ -13,28 +13,27 @@
 // `node tests/bench/lib/pause-probe.mjs stream`: runs until stopped and prints each gap as it
 // happens, one `[epoch ms at its end, gap ms]` per line (tests/bench/lib/machine-pauses.ts reads
 // it during a benchmark run).
-if (process.argv[2] === 'stream') {
-  let prev = performance.now();
-  setInterval(() => {
-    const now = performance.now();
-    if (now - prev > 6) process.stdout.write(`${JSON.stringify([Date.now(), Number((now - prev).toFixed(1))])}\n`);
-    prev = now;
-  }, 1);
-} else measure();
 
-function measure() {
+/** Calls `onGap` with each gap between wake-ups over 6 ms (ms, one decimal); returns its timer. */
+function watchGaps(onGap) {
+  let last = performance.now();
+  return setInterval(() => {
+    const now = performance.now();
+    if (now - last > 6) onGap(Number((now - last).toFixed(1)));
+    last = now;
+  }, 1);
+}
+
+if (process.argv[2] === 'stream') {
+  watchGaps((ms) => process.stdout.write(`${JSON.stringify([Date.now(), ms])}\n`));
+} else {
   const seconds = Number(process.argv[2] ?? 20);
   const name = process.argv[3] ?? String(process.pid);
   const started = Date.now();
   const gaps = [];
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    if (now - last > 6) gaps.push([Date.now() - started, Number((now - last).toFixed(1))]);
-    last = now;
-    if (Date.now() - started >= seconds * 1000) {
-      clearInterval(timer);
-      console.log(`${name}: ${gaps.length} gaps over 6 ms in ${seconds} s: ${JSON.stringify(gaps)}`);
-    }
-  }, 1);
+  const timer = watchGaps((ms) => gaps.push([Date.now() - started, ms]));
+  setTimeout(() => {
+    clearInterval(timer);
+    console.log(`${name}: ${gaps.length} gaps over 6 ms in ${seconds} s: ${JSON.stringify(gaps)}`);
+  }, seconds * 1000);
 }
