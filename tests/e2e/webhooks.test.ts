@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventually } from '@preflight/testing';
@@ -111,5 +111,10 @@ describe('webhook subscriptions and deliveries', () => {
     expect((await call(sys, 'DELETE', `/api/v1/webhooks/${everything.body.id}`, { apiKey: key })).status).toBe(204);
     expectProblem(await call(sys, 'DELETE', `/api/v1/webhooks/${everything.body.id}`, { apiKey: key }), 404);
     expect((await call(sys, 'GET', '/api/v1/webhooks', { apiKey: key })).body.map((w: { id: string }) => w.id)).toEqual([reserved.body.id]);
+
+    // The delivery log: empty for an endpoint nothing was sent to yet, 404 for one the webhook service does not know.
+    const quiet = await call(sys, 'GET', `/admin/v1/webhooks/${reserved.body.id}/deliveries`, { token: sys.adminToken });
+    expect([quiet.status, quiet.body]).toEqual([200, []]);
+    expectProblem(await call(sys, 'GET', `/admin/v1/webhooks/${randomUUID()}/deliveries`, { token: sys.adminToken }), 404);
   });
 });

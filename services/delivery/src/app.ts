@@ -184,7 +184,7 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
         },
       },
       (a) => {
-        for (const register of registrations) register(a, { db: database.db });
+        for (const register of registrations) register(a, { db: database.db, webhooks });
       },
     );
     const server = await serve({

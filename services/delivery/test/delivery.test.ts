@@ -449,8 +449,8 @@ describe('attempts before their rows', () => {
 });
 
 describe('GET /admin/v1/webhooks/:id/deliveries', () => {
-  it('answers the operator only, validates limit and is empty for an id without deliveries', async () => {
-    const id = randomUUID();
+  it('answers the operator only, validates limit, and is empty for an endpoint without deliveries', async () => {
+    const id = stub.add(randomUUID(), 'http://127.0.0.1:9/never').id;
     expect((await h.call('GET', `/admin/v1/webhooks/${id}/deliveries`, { as: asKey(randomUUID()) })).status).toBe(403);
     expect((await h.call('GET', `/admin/v1/webhooks/${id}/deliveries`)).status).toBe(401);
     for (const bad of ['0', '201', 'abc', '-1', '1.5']) {
@@ -461,6 +461,32 @@ describe('GET /admin/v1/webhooks/:id/deliveries', () => {
     expect((await h.call('GET', `/admin/v1/webhooks/not-a-uuid/deliveries`, { as: asAdmin })).status).toBe(404);
     const empty = await h.call('GET', `/admin/v1/webhooks/${id}/deliveries`, { as: asAdmin });
     expect([empty.status, empty.body]).toEqual([200, []]);
+  });
+
+  it('is 404 for an endpoint the webhook service does not know, 503 when it cannot say, and keeps a deleted endpoint\'s history', async () => {
+    const unknown = randomUUID();
+    const missing = await h.call('GET', `/admin/v1/webhooks/${unknown}/deliveries`, { as: asAdmin });
+    expect(missing.status).toBe(404);
+    expect(missing.body.detail).toBe(`No webhook with id '${unknown}' was found.`);
+
+    const org = randomUUID();
+    const r = await receiver();
+    const endpoint = stub.add(org, r.url);
+    await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(async () => expect(await log(endpoint.id)).toHaveLength(1));
+    stub.endpoints.delete(endpoint.id);
+    const lookups = stub.calls.lookup;
+    expect((await log(endpoint.id)).map((e) => e.outcome)).toEqual(['delivered']);
+    expect(stub.calls.lookup).toBe(lookups); // a log with entries needs no lookup
+
+    stub.down = true;
+    try {
+      const unsure = await h.call('GET', `/admin/v1/webhooks/${unknown}/deliveries`, { as: asAdmin });
+      expect(unsure.status).toBe(503);
+      expect(unsure.body.detail).toContain('webhook service is unavailable');
+    } finally {
+      stub.down = false;
+    }
   });
 
   it('pages with limit, newest first', async () => {

@@ -105,7 +105,7 @@ export interface WebhookStub {
   /** This many of the next batched outcome calls answer 503. */
   failOutcomeCalls: number;
   /** Calls of the endpoint list, and of the outcome paths (single and batched). */
-  calls: { list: number; outcome: number; outcomes: number };
+  calls: { list: number; outcome: number; outcomes: number; lookup: number };
   /** The organisation of every endpoint-list call, in order. */
   listed: string[];
   close(): Promise<void>;
@@ -120,7 +120,7 @@ export async function startWebhookStub(): Promise<WebhookStub> {
     outcomes: [],
     down: false,
     failOutcomeCalls: 0,
-    calls: { list: 0, outcome: 0, outcomes: 0 },
+    calls: { list: 0, outcome: 0, outcomes: 0, lookup: 0 },
     listed: [],
     add(orgId, url, events = []) {
       const e: StubEndpoint = { id: randomUUID(), orgId, url, secret: newSecret(), events, isEnabled: true, consecutiveFailures: 0 };
@@ -148,6 +148,12 @@ export async function startWebhookStub(): Promise<WebhookStub> {
           .filter((e) => e.orgId === list[1] && e.isEnabled && (e.events.length === 0 || e.events.includes(eventType)))
           .map(({ id, url: u, secret, events }) => ({ id, url: u, secret, events }));
         return json(res, 200, found);
+      }
+      const lookup = /^\/internal\/v1\/webhooks\/([^/]+)$/.exec(url.pathname);
+      if (req.method === 'GET' && lookup) {
+        stub.calls.lookup += 1;
+        const e = stub.endpoints.get(lookup[1]!);
+        return e ? json(res, 200, { id: e.id, orgId: e.orgId }) : json(res, 404, { status: 404 });
       }
       const apply = (endpointId: string, delivered: boolean) => {
         const e = stub.endpoints.get(endpointId);

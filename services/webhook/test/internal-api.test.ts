@@ -57,6 +57,26 @@ describe('GET /internal/v1/orgs/:orgId/endpoints', () => {
   });
 });
 
+describe('GET /internal/v1/webhooks/:id', () => {
+  it('answers an endpoint\'s id and organisation, disabled or not, and 404 once it is deleted or for an unknown or malformed id', async () => {
+    const org = randomUUID();
+    const kept = await createFor(org, {});
+    const disabled = await createFor(org, {});
+    const deleted = await createFor(org, {});
+    for (let i = 0; i < 5; i += 1) await outcome(disabled.body.id, false);
+    await h.call('DELETE', `/api/v1/webhooks/${deleted.body.id}`, { as: asKey(org) });
+
+    for (const w of [kept, disabled]) {
+      const res = await h.call('GET', `/internal/v1/webhooks/${w.body.id}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ id: w.body.id, orgId: org });
+    }
+    expect(expectProblem(await h.call('GET', `/internal/v1/webhooks/${deleted.body.id}`), 404).detail).toContain(deleted.body.id);
+    expectProblem(await h.call('GET', `/internal/v1/webhooks/${randomUUID()}`), 404);
+    expectProblem(await h.call('GET', '/internal/v1/webhooks/nope'), 404);
+  });
+});
+
 describe('key rotation', () => {
   it('decrypts secrets sealed with an older key once a new key is first, and seals new ones with it', async () => {
     const org = randomUUID();

@@ -36,6 +36,8 @@ export interface WebhookClient {
    * those again (outcome reports are at least once, like their retries by the outcome reporter).
    */
   reportOutcomes(outcomes: ReadonlyArray<{ endpointId: string; delivered: boolean }>): Promise<Array<EndpointState | undefined>>;
+  /** Whether the endpoint exists (enabled or not); false once it is deleted. */
+  webhookExists(endpointId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -74,31 +76,28 @@ export function createWebhookClient(baseUrl: string): WebhookClient {
     return parsed.data;
   }
 
+  /** A 200 answer as it is; a 404 as undefined; anything else is the service failing us (`what` names the call). */
+  async function found(res: Awaited<ReturnType<typeof call>>, what: string): Promise<Awaited<ReturnType<typeof call>> | undefined> {
+    if (res.statusCode === 200) return res;
+    await res.body.dump();
+    if (res.statusCode === 404) return undefined;
+    throw new WebhookServiceUnavailable(`the webhook service answered ${res.statusCode} to ${what}`);
+  }
+
   const client: WebhookClient = {
     async endpointsFor(orgId, eventType) {
-      const res = await call('GET', `/internal/v1/orgs/${encodeURIComponent(orgId)}/endpoints?eventType=${encodeURIComponent(eventType)}`);
+      const res = await found(await call('GET', `/internal/v1/orgs/${encodeURIComponent(orgId)}/endpoints?eventType=${encodeURIComponent(eventType)}`), 'the endpoint list');
       // A malformed org id names no organisation, hence no endpoints.
-      if (res.statusCode === 404) {
-        await res.body.dump();
-        return [];
-      }
-      if (res.statusCode !== 200) {
-        await res.body.dump();
-        throw new WebhookServiceUnavailable(`the webhook service answered ${res.statusCode} to the endpoint list`);
-      }
-      return json(res, z.array(EndpointSchema));
+      return res ? json(res, z.array(EndpointSchema)) : [];
     },
     async reportOutcome(endpointId, delivered) {
-      const res = await call('POST', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}/delivery-outcome`, { delivered });
-      if (res.statusCode === 404) {
-        await res.body.dump();
-        return undefined;
-      }
-      if (res.statusCode !== 200) {
-        await res.body.dump();
-        throw new WebhookServiceUnavailable(`the webhook service answered ${res.statusCode} to a delivery outcome`);
-      }
-      return json(res, OutcomeSchema);
+      const res = await found(await call('POST', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}/delivery-outcome`, { delivered }), 'a delivery outcome');
+      return res ? json(res, OutcomeSchema) : undefined;
+    },
+    async webhookExists(endpointId) {
+      const res = await found(await call('GET', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}`), 'a webhook lookup');
+      await res?.body.dump();
+      return res !== undefined;
     },
     async reportOutcomes(all) {
       if (all.length === 0) return [];
@@ -114,17 +113,12 @@ export function createWebhookClient(baseUrl: string): WebhookClient {
   };
 
   async function reportFolded(outcomes: ReadonlyArray<{ endpointId: string; delivered: boolean }>): Promise<Array<EndpointState | undefined>> {
-    const res = await call('POST', '/internal/v1/delivery-outcomes', { outcomes: outcomes.map((o) => ({ webhookId: o.endpointId, delivered: o.delivered })) });
-    if (res.statusCode === 404) {
+    const res = await found(await call('POST', '/internal/v1/delivery-outcomes', { outcomes: outcomes.map((o) => ({ webhookId: o.endpointId, delivered: o.delivered })) }), 'delivery outcomes');
+    if (!res) {
       // A webhook service from before the batched route (a rolling upgrade): one call each, in order.
-      await res.body.dump();
       const states: Array<EndpointState | undefined> = [];
       for (const o of outcomes) states.push(await client.reportOutcome(o.endpointId, o.delivered));
       return states;
-    }
-    if (res.statusCode !== 200) {
-      await res.body.dump();
-      throw new WebhookServiceUnavailable(`the webhook service answered ${res.statusCode} to delivery outcomes`);
     }
     const { results } = await json(res, OutcomesSchema);
     if (results.length !== outcomes.length) throw new WebhookServiceUnavailable('the webhook service answered a different number of delivery outcomes');

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { parseQuery, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { AppError, notFound, parseQuery, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { WebhookServiceUnavailable } from '../clients/webhook-client.ts';
 import { listAttempts } from '../storage/deliveries.ts';
-import type { Registration } from './context.ts';
+import type { Registration, RouteContext } from './context.ts';
 
 export const MAX_LIMIT = 200;
 export const DEFAULT_LIMIT = 50;
@@ -17,16 +18,19 @@ const DeliveryLogQuerySchema = z.object({
 
 /**
  * GET /admin/v1/webhooks/:id/deliveries?limit=: the endpoint's delivery log, one entry per
- * attempt, newest first (admin-api-v1.md, "Webhook settings and delivery logs"). Endpoints
- * belong to the webhook service, so an id with no attempts (unknown, or never delivered to)
- * is 200 []; a malformed id is 404 like everywhere else.
+ * attempt, newest first (admin-api-v1.md, "Webhook settings and delivery logs"). Attempts are
+ * this service's, endpoints the webhook service's: a log with entries is served as it is (a
+ * deleted endpoint's history included); an empty one is 200 [] for an endpoint that exists
+ * and has not been delivered to yet, 404 for an id the webhook service does not know, and 503
+ * when the webhook service cannot say. A malformed id is 404 like everywhere else.
  */
-export const adminListDeliveries: Registration = (app, { db }) => {
+export const adminListDeliveries: Registration = (app, { db, webhooks }) => {
   app.get('/admin/v1/webhooks/:id/deliveries', async (req, res) => {
     requireAdmin(req);
     const endpointId = pathId(req.params.id, 'webhook');
     const { limit } = parseQuery(DeliveryLogQuerySchema, req.query);
     const rows = await listAttempts(db, endpointId, limit);
+    if (rows.length === 0 && !(await exists(webhooks, endpointId))) throw notFound('webhook', endpointId);
     sendJson(
       req,
       res,
@@ -46,3 +50,12 @@ export const adminListDeliveries: Registration = (app, { db }) => {
     );
   });
 };
+
+async function exists(webhooks: RouteContext['webhooks'], endpointId: string): Promise<boolean> {
+  try {
+    return await webhooks.webhookExists(endpointId);
+  } catch (err) {
+    if (!(err instanceof WebhookServiceUnavailable)) throw err;
+    throw new AppError('dependency_unavailable', `The webhook service is unavailable, so whether webhook '${endpointId}' exists could not be checked; retry shortly.`);
+  }
+}

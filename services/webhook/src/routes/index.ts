@@ -4,6 +4,7 @@ import { adminListWebhooks } from './admin-list-webhooks.ts';
 import type { Registration } from './context.ts';
 import { internalDeliveryOutcome } from './internal-delivery-outcome.ts';
 import { internalDeliveryOutcomes } from './internal-delivery-outcomes.ts';
+import { internalGetWebhook } from './internal-get-webhook.ts';
 import { internalListEndpoints } from './internal-list-endpoints.ts';
 import { publicCreateWebhook } from './public-create-webhook.ts';
 import { publicDeleteWebhook } from './public-delete-webhook.ts';
@@ -21,6 +22,7 @@ export const registrations: Registration[] = [
   adminListWebhooks,
   adminEnableWebhook,
   internalListEndpoints,
+  internalGetWebhook,
   internalDeliveryOutcome,
   internalDeliveryOutcomes,
 ];

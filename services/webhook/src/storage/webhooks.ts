@@ -34,6 +34,12 @@ export async function listWebhooks(db: Kysely<WebhookDatabase>, orgId: string): 
   return db.selectFrom('webhooks').selectAll().where('org_id', '=', orgId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
 }
 
+/** The organisation an endpoint belongs to; undefined when there is no such endpoint. */
+export async function webhookOrg(db: Kysely<WebhookDatabase>, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom('webhooks').select('org_id').where('id', '=', id).executeTakeFirst();
+  return row?.org_id;
+}
+
 /** True when a row was removed; the org condition makes another organisation's id a miss. */
 export async function deleteWebhook(db: Kysely<WebhookDatabase>, id: string, orgId: string): Promise<boolean> {
   const result = await db.deleteFrom('webhooks').where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
