@@ -17,6 +17,7 @@ import type { DeliveryDatabase } from './storage/schema.ts';
 import { Breakers } from './worker/breakers.ts';
 import { startListener } from './worker/listener.ts';
 import { deliveryMetrics, stalledGauge, unstoredGauge } from './worker/metrics.ts';
+import { startLogRetention, type LogRetention } from './worker/log-retention.ts';
 import { startOutcomeReporter, type OutcomeReporter } from './worker/outcome-reporter.ts';
 import { schedulerLeaseMs, startScheduler, type Scheduler } from './worker/scheduler.ts';
 
@@ -57,7 +58,7 @@ export async function migrateDeliverySchema(config: DeliveryConfig, logger: Logg
 
 /**
  * Wires database, NATS (stream, the fan-out consumer), the scheduler with its breakers and
- * LISTEN connection, the outcome reporter and the admin route, and serves until shutdown.
+ * LISTEN connection, the outcome reporter, the log retention and the admin route, and serves until shutdown.
  * Shutdown stops taking events in, then lets attempts in flight finish and be recorded,
  * before the connections close.
  */
@@ -83,6 +84,7 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
   let consumer: RunningConsumer | undefined;
   let scheduler: Scheduler | undefined;
   let reporter: OutcomeReporter | undefined;
+  let retention: LogRetention | undefined;
   let listener: { close(): Promise<void> } | undefined;
 
   const releases: Array<() => Promise<unknown>> = [
@@ -90,6 +92,7 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
     async () => listener?.close(),
     async () => scheduler?.stop(),
     async () => reporter?.stop(),
+    async () => retention?.stop(),
     async () => breakers.shutdown(),
     () => webhooks.close(),
     async () => nc?.close(),
@@ -119,6 +122,7 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
       onDisabled: (orgId) => endpoints.invalidate(orgId),
     });
     reporter = outcomes;
+    retention = startLogRetention({ db: database.db, registry, logger, retentionDays: config.DELIVERY_LOG_RETENTION_DAYS, everyMs: config.DELIVERY_LOG_RETENTION_SWEEP_MS });
     const work = startScheduler({
       db: database.db,
       endpoints,

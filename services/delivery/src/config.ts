@@ -61,6 +61,11 @@ export const deliveryConfigShape = {
   DELIVERY_BREAKER_ERROR_PERCENT: env.int(50, { min: 1, max: 100 }),
   DELIVERY_BREAKER_WINDOW_MS: env.int(60_000, { min: 1_000, max: 3_600_000 }),
 
+  // The delivery log (attempts, and envelopes kept for retries) is kept this many days; 0 keeps
+  // it forever. Each replica sweeps every SWEEP_MS (the first time after a random part of it).
+  DELIVERY_LOG_RETENTION_DAYS: env.int(30, { min: 0, max: 3_650 }),
+  DELIVERY_LOG_RETENTION_SWEEP_MS: env.int(600_000, { min: 1_000, max: 86_400_000 }),
+
   // Lifts the public-address rule on targets: local development and tests only.
   WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool(false),
 
