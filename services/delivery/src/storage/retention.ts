@@ -12,25 +12,26 @@ export function v7Floor(ms: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
 }
 
+/** Rows a delete removed (pg's command tag). */
+const removed = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0n);
+
 /**
  * Deletes up to `limit` attempts made before `cutoff`, oldest first, and answers how many. The
  * key range (`v7Floor`) keeps the search on the primary key; `attempted_at` decides, so an
  * attempt is never deleted before its time whatever its id. Rows another replica's sweep holds
- * are skipped, not waited for.
+ * are skipped, not waited for. The rows found are deleted by their `ctid` (locked, so it
+ * cannot move meanwhile): a join back on the key made Postgres hash the whole table per batch.
  */
 export async function deleteAttemptsBefore(db: Kysely<DeliveryDatabase>, cutoff: Date, limit: number): Promise<number> {
-  const result = await sql<{ n: number }>`
-    with doomed as (
-      select attempt_id from delivery_attempts
-      where attempt_id < ${v7Floor(cutoff.getTime())}::uuid and attempted_at < ${cutoff}
-      order by attempt_id
-      limit ${limit}
-      for update skip locked
-    ), gone as (
-      delete from delivery_attempts a using doomed where a.attempt_id = doomed.attempt_id returning 1
-    )
-    select count(*)::integer as n from gone`.execute(db);
-  return result.rows[0]?.n ?? 0;
+  return removed(
+    await sql`
+      delete from delivery_attempts where ctid = any(array(
+        select ctid from delivery_attempts
+        where attempt_id < ${v7Floor(cutoff.getTime())}::uuid and attempted_at < ${cutoff}
+        order by attempt_id
+        limit ${limit}
+        for update skip locked))`.execute(db),
+  );
 }
 
 /**
@@ -39,18 +40,13 @@ export async function deleteAttemptsBefore(db: Kysely<DeliveryDatabase>, cutoff:
  * (retries), and read only by their attempts; the log does not show bodies.
  */
 export async function deleteEnvelopesBefore(db: Kysely<DeliveryDatabase>, cutoff: Date, limit: number): Promise<number> {
-  const result = await sql<{ n: number }>`
-    with doomed as (
-      select e.event_id, e.event_type from delivery_envelopes e
-      where e.created_at < ${cutoff}
-        and not exists (select 1 from deliveries d where d.event_id = e.event_id and d.event_type = e.event_type)
-      limit ${limit}
-      for update of e skip locked
-    ), gone as (
-      delete from delivery_envelopes e using doomed
-      where e.event_id = doomed.event_id and e.event_type = doomed.event_type
-      returning 1
-    )
-    select count(*)::integer as n from gone`.execute(db);
-  return result.rows[0]?.n ?? 0;
+  return removed(
+    await sql`
+      delete from delivery_envelopes where ctid = any(array(
+        select e.ctid from delivery_envelopes e
+        where e.created_at < ${cutoff}
+          and not exists (select 1 from deliveries d where d.event_id = e.event_id and d.event_type = e.event_type)
+        limit ${limit}
+        for update of e skip locked))`.execute(db),
+  );
 }
