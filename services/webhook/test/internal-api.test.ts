@@ -16,6 +16,13 @@ const createFor = (orgId: string, body: Record<string, unknown>, via: Harness = 
 const endpoints = (orgId: string, eventType: string, via: Harness = h) =>
   via.call('GET', `/internal/v1/orgs/${orgId}/endpoints?eventType=${encodeURIComponent(eventType)}`);
 const outcome = (id: string, delivered: boolean) => h.call('POST', `/internal/v1/webhooks/${id}/delivery-outcome`, { body: { delivered } });
+/** An organisation's endpoints in each state: enabled, disabled (5 failed deliveries) and deleted; their ids. */
+async function endpointsInEachState(org: string): Promise<{ kept: string; disabled: string; deleted: string }> {
+  const [kept, disabled, deleted] = [(await createFor(org, {})).body.id, (await createFor(org, {})).body.id, (await createFor(org, {})).body.id];
+  for (let i = 0; i < 5; i += 1) await outcome(disabled, false);
+  await h.call('DELETE', `/api/v1/webhooks/${deleted}`, { as: asKey(org) });
+  return { kept, disabled, deleted };
+}
 const adminView = async (orgId: string, id: string) =>
   (await h.call('GET', `/admin/v1/organizations/${orgId}/webhooks`, { as: asAdmin })).body.find((w: { id: string }) => w.id === id);
 
@@ -40,12 +47,8 @@ describe('GET /internal/v1/orgs/:orgId/endpoints', () => {
 
   it('leaves out disabled and deleted endpoints', async () => {
     const org = randomUUID();
-    const disabled = await createFor(org, {});
-    const deleted = await createFor(org, {});
-    const kept = await createFor(org, {});
-    for (let i = 0; i < 5; i += 1) await outcome(disabled.body.id, false);
-    await h.call('DELETE', `/api/v1/webhooks/${deleted.body.id}`, { as: asKey(org) });
-    expect((await endpoints(org, 'IssueUpdated')).body.map((e: { id: string }) => e.id)).toEqual([kept.body.id]);
+    const { kept } = await endpointsInEachState(org);
+    expect((await endpoints(org, 'IssueUpdated')).body.map((e: { id: string }) => e.id)).toEqual([kept]);
   });
 
   it('requires a known event name (400) and a well-formed org id (404)', async () => {
@@ -60,18 +63,13 @@ describe('GET /internal/v1/orgs/:orgId/endpoints', () => {
 describe('GET /internal/v1/webhooks/:id', () => {
   it('answers an endpoint\'s id and organisation, disabled or not, and 404 once it is deleted or for an unknown or malformed id', async () => {
     const org = randomUUID();
-    const kept = await createFor(org, {});
-    const disabled = await createFor(org, {});
-    const deleted = await createFor(org, {});
-    for (let i = 0; i < 5; i += 1) await outcome(disabled.body.id, false);
-    await h.call('DELETE', `/api/v1/webhooks/${deleted.body.id}`, { as: asKey(org) });
-
-    for (const w of [kept, disabled]) {
-      const res = await h.call('GET', `/internal/v1/webhooks/${w.body.id}`);
+    const { kept, disabled, deleted } = await endpointsInEachState(org);
+    for (const id of [kept, disabled]) {
+      const res = await h.call('GET', `/internal/v1/webhooks/${id}`);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ id: w.body.id, orgId: org });
+      expect(res.body).toEqual({ id, orgId: org });
     }
-    expect(expectProblem(await h.call('GET', `/internal/v1/webhooks/${deleted.body.id}`), 404).detail).toContain(deleted.body.id);
+    expect(expectProblem(await h.call('GET', `/internal/v1/webhooks/${deleted}`), 404).detail).toContain(deleted);
     expectProblem(await h.call('GET', `/internal/v1/webhooks/${randomUUID()}`), 404);
     expectProblem(await h.call('GET', '/internal/v1/webhooks/nope'), 404);
   });
