@@ -10,8 +10,7 @@ export const RETENTION_BATCH = 5_000;
 const DAY_MS = 86_400_000;
 
 export interface LogRetention {
-  /** One sweep now (also what the loop runs): answers the rows it deleted per table. */
-  sweep(): Promise<{ attempts: number; envelopes: number }>;
+  /** Ends the sweeps (one under way ends after its current statement). */
   stop(): Promise<void>;
 }
 
@@ -43,12 +42,11 @@ export function startLogRetention(opts: { db: Kysely<DeliveryDatabase>; registry
     }
   }
 
-  async function sweep(): Promise<{ attempts: number; envelopes: number }> {
+  async function sweep(): Promise<void> {
     const cutoff = new Date(Date.now() - opts.retentionDays * DAY_MS);
     const attempts = await drain('attempts', () => deleteAttemptsBefore(opts.db, cutoff, RETENTION_BATCH));
-    const envelopes = await drain('envelopes', () => deleteEnvelopesBefore(opts.db, cutoff, RETENTION_BATCH));
+    const envelopes = stopping ? 0 : await drain('envelopes', () => deleteEnvelopesBefore(opts.db, cutoff, RETENTION_BATCH));
     if (attempts + envelopes > 0) log.info({ attempts, envelopes, before: cutoff.toISOString() }, 'delivery log retention: old rows deleted');
-    return { attempts, envelopes };
   }
 
   const loop = (async () => {
@@ -67,7 +65,6 @@ export function startLogRetention(opts: { db: Kysely<DeliveryDatabase>; registry
   })();
 
   return {
-    sweep,
     async stop() {
       stopping = true;
       sleeper.wake();
