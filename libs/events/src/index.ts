@@ -42,4 +42,4 @@ export {
   type PublicEnvelope,
   type PublicEvent,
 } from './public.ts';
-export { endpointsChangedSubject } from './signals.ts';
+export { endpointsChangedSubject, encodeEndpointsChanged, decodeEndpointsChanged, type EndpointsChanged } from './signals.ts';

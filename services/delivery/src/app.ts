@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connectNats, ensureStream, eventStreamOptions, startConsumer, type RunningConsumer } from '@preflight/bus';
 import type { Kysely } from '@preflight/db';
 import { createDatabase, migrateToLatest } from '@preflight/db';
-import { allSubjects, endpointsChangedSubject } from '@preflight/events';
+import { allSubjects, decodeEndpointsChanged, endpointsChangedSubject } from '@preflight/events';
 import { createApp, createRegistry, serve } from '@preflight/http';
 import { createLogger, type Logger } from '@preflight/log';
 import type { Resolver } from './attempt/target.ts';
@@ -109,7 +109,10 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
     // The webhook service signals endpoint changes so the cache does not wait out its TTL.
     conn.subscribe(endpointsChangedSubject(config.EVENTS_SUBJECT_PREFIX), {
       callback: (err, msg) => {
-        if (!err) endpoints.invalidate(msg.string());
+        const change = err ? undefined : decodeEndpointsChanged(msg.string());
+        if (!change) return;
+        endpoints.invalidate(change.orgId);
+        if (change.reset && change.endpointId) breakers.reset(change.endpointId);
       },
     });
 
@@ -126,6 +129,7 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
     const work = startScheduler({
       db: database.db,
       endpoints,
+      webhooks,
       breakers,
       metrics,
       logger,

@@ -269,9 +269,10 @@ describe('retries', () => {
       [2, 'failed', 500, 'not yet'],
       [1, 'failed', 500, 'not yet'],
     ]);
-    expect(entries.map((e) => e.deliveryId)).toEqual(Array(3).fill(entries[0].deliveryId));
-    expect(entries[0]).toMatchObject({ eventId, eventType: 'IssueCreated', error: null });
-    expect(Object.keys(entries[0]).sort()).toEqual(['attempt', 'attemptedAt', 'deliveryId', 'durationMs', 'error', 'eventId', 'eventType', 'outcome', 'responseBody', 'statusCode']);
+    // Each entry names its attempt: the X-Service-Delivery that attempt's request carried.
+    expect(entries.map((e) => e.deliveryId).reverse()).toEqual(r.requests.map((q) => q.headers['x-service-delivery']));
+    expect(entries[0]).toMatchObject({ eventId, eventType: 'IssueCreated', error: null, trigger: 'event' });
+    expect(Object.keys(entries[0]).sort()).toEqual(['attempt', 'attemptedAt', 'deliveryId', 'durationMs', 'error', 'eventId', 'eventType', 'outcome', 'responseBody', 'statusCode', 'trigger']);
     expect(entries.map((e) => r.requests.some((q) => q.headers['x-service-delivery'] !== undefined) && typeof e.durationMs)).toEqual(['number', 'number', 'number']);
   });
 

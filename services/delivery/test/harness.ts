@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import { jetstream } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
 import { EVENT_TYPE_HEADER, ORG_ID_HEADER, connectNats } from '@preflight/bus';
-import { encodeEvent, type DomainEvent } from '@preflight/events';
+import { encodeEndpointsChanged, encodeEvent, endpointsChangedSubject, type DomainEvent, type EndpointsChanged } from '@preflight/events';
 import { callerHeaders, type Caller } from '@preflight/http';
 import { createLogger } from '@preflight/log';
 import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, eventually, isolatedName } from '@preflight/testing';
@@ -87,6 +87,9 @@ export interface StubEndpoint {
   events: string[];
   isEnabled: boolean;
   consecutiveFailures: number;
+  /** During a rotation's grace. */
+  previousSecret?: string;
+  previousSecretExpiresAt?: string;
 }
 
 /**
@@ -100,6 +103,8 @@ export interface WebhookStub {
   endpoints: Map<string, StubEndpoint>;
   outcomes: Array<{ endpointId: string; delivered: boolean }>;
   add(orgId: string, url: string, events?: string[]): StubEndpoint;
+  /** The operator's re-enable: enabled, failure count reset (signal it with `signalEndpointChanged`). */
+  enable(id: string): void;
   /** While true, every call answers 503. */
   down: boolean;
   /** This many of the next batched outcome calls answer 503. */
@@ -112,6 +117,26 @@ export interface WebhookStub {
 }
 
 export const newSecret = (): string => randomBytes(32).toString('base64');
+
+const signingView = (e: StubEndpoint) => ({
+  id: e.id,
+  url: e.url,
+  secret: e.secret,
+  events: e.events,
+  previousSecret: e.previousSecret ?? null,
+  previousSecretExpiresAt: e.previousSecretExpiresAt ?? null,
+});
+
+/** What the webhook service signals after a change (create, delete, rotate; `reset` for a re-enable). */
+export async function signalEndpointChanged(prefix: string, change: EndpointsChanged): Promise<void> {
+  const nc = await connectNats({ url: TEST_NATS_URL, name: 'test-signal', logger: createLogger('test', { level: 'silent' }) });
+  try {
+    nc.publish(endpointsChangedSubject(prefix), encodeEndpointsChanged(change));
+    await nc.flush();
+  } finally {
+    await nc.close();
+  }
+}
 
 export async function startWebhookStub(): Promise<WebhookStub> {
   const stub: WebhookStub = {
@@ -126,6 +151,9 @@ export async function startWebhookStub(): Promise<WebhookStub> {
       const e: StubEndpoint = { id: randomUUID(), orgId, url, secret: newSecret(), events, isEnabled: true, consecutiveFailures: 0 };
       stub.endpoints.set(e.id, e);
       return e;
+    },
+    enable(id) {
+      Object.assign(stub.endpoints.get(id)!, { isEnabled: true, consecutiveFailures: 0 });
     },
     close: async () => undefined,
   };
@@ -146,14 +174,19 @@ export async function startWebhookStub(): Promise<WebhookStub> {
         const eventType = url.searchParams.get('eventType') ?? '';
         const found = [...stub.endpoints.values()]
           .filter((e) => e.orgId === list[1] && e.isEnabled && (e.events.length === 0 || e.events.includes(eventType)))
-          .map(({ id, url: u, secret, events }) => ({ id, url: u, secret, events }));
+          .map(signingView);
         return json(res, 200, found);
       }
       const lookup = /^\/internal\/v1\/webhooks\/([^/]+)$/.exec(url.pathname);
       if (req.method === 'GET' && lookup) {
         stub.calls.lookup += 1;
         const e = stub.endpoints.get(lookup[1]!);
-        return e ? json(res, 200, { id: e.id, orgId: e.orgId }) : json(res, 404, { status: 404 });
+        return e ? json(res, 200, { id: e.id, orgId: e.orgId, isEnabled: e.isEnabled }) : json(res, 404, { status: 404 });
+      }
+      const detail = /^\/internal\/v1\/webhooks\/([^/]+)\/endpoint$/.exec(url.pathname);
+      if (req.method === 'GET' && detail) {
+        const e = stub.endpoints.get(detail[1]!);
+        return e ? json(res, 200, { ...signingView(e), orgId: e.orgId, isEnabled: e.isEnabled }) : json(res, 404, { status: 404 });
       }
       const apply = (endpointId: string, delivered: boolean) => {
         const e = stub.endpoints.get(endpointId);

@@ -9,6 +9,7 @@ import {
   eventPublisher,
   isolation,
   queryRows,
+  signalEndpointChanged,
   startDelivery,
   startReceiver,
   startWebhookStub,
@@ -108,53 +109,55 @@ describe('bounded attempts', () => {
   });
 });
 
+type LogEntry = { deliveryId: string; eventId: string; attempt: number; attemptedAt: string; durationMs: number; statusCode: number | null; error: string | null; outcome: string };
+
+/** Per event, its attempts oldest first. */
+function byEvent(entries: LogEntry[]): Map<string, LogEntry[]> {
+  const out = new Map<string, LogEntry[]>();
+  for (const e of [...entries].sort((a, b) => a.attempt - b.attempt)) out.set(e.eventId, [...(out.get(e.eventId) ?? []), e]);
+  return out;
+}
+
 describe('a stalled endpoint', () => {
-  it('has its due backlog moved out of the claim while it hangs, new deliveries inserted waiting, and all delivered soon after it answers again', async () => {
-    // Attempts may last 20 s here, so the hanging requests end only when the test lets them.
-    const { h, pub, iso } = await service({ DELIVERY_ATTEMPT_TIMEOUT_MS: '20000' });
+  it('never postpones an attempt: one that cannot start within its time fails without a request, on the schedule', async () => {
+    // Harness settings: 1 s per attempt, waits of 100 and 300 ms; 4 slots per endpoint, as many waiting in memory.
+    const { h, pub, iso } = await service({ DELIVERY_BREAKER_VOLUME_THRESHOLD: '10000' });
     const org = randomUUID();
-    let hold = true;
-    const parked: Array<() => void> = [];
-    const r = await receiver((_req, res) => {
-      if (hold) parked.push(() => res.end('ok'));
-      else res.end('ok');
-    });
+    const r = await receiver(() => undefined);
     const endpoint = stub.add(org, r.url);
-    for (let i = 0; i < 30; i += 1) await pub.publish(issueCreated(org), { orgId: org });
-    await eventually(() => expect(r.started).toBe(4));
-    const dueNow = async () =>
-      (
-        await queryRows<{ n: number }>(`select count(*)::int as n from "${iso.schema}".deliveries where endpoint_id = $1 and status = 'pending' and next_attempt_at <= now()`, [
-          endpoint.id,
-        ])
-      )[0]!.n;
-    // 4 in flight and 4 waiting in memory are leased; the other 22 wait for room (in memory, their
-    // events unacked) until a second without an answer makes the endpoint stalled, and are then
-    // stored waiting: none is ever due while it hangs.
-    await eventually(async () => expect(await dueNow()).toBe(0), { timeoutMs: 5_000 });
-    expect(r.started).toBe(4);
-
-    // Those 22 and the events fanned out while it stays stalled are inserted already waiting
-    // (due later than the transaction that inserted them, and never moved since: same xmin as
-    // their inbox row), so they neither wake the claim loops nor need moving.
-    for (let i = 0; i < 10; i += 1) await pub.publish(issueCreated(org), { orgId: org });
-    const insertedWaiting = async () =>
-      (
-        await queryRows<{ n: number; total: number }>(
-          `select count(*) filter (where d.lease_token is null and d.xmin = i.xmin and d.next_attempt_at > i.processed_at)::int as n, count(*)::int as total
-           from "${iso.schema}".deliveries d join "${iso.schema}".inbox i on i.event_id = d.event_id::text and i.consumer = 'delivery-fanout'
-           where d.endpoint_id = $1`,
-          [endpoint.id],
-        )
-      )[0]!;
-    await eventually(async () => expect((await insertedWaiting()).total).toBe(40));
-    expect((await insertedWaiting()).n).toBe(32);
-    expect(await dueNow()).toBe(0);
-
-    hold = false;
-    for (const answer of parked.splice(0)) answer();
-    await eventually(() => expectAllDelivered(h, iso, endpoint.id, 40), { timeoutMs: 15_000 });
-    expect(r.started).toBe(40);
+    const published = Date.now();
+    for (let i = 0; i < 12; i += 1) await pub.publish(issueCreated(org), { orgId: org });
+    // Every delivery ends (failed, or cancelled once the fifth failure disabled the endpoint) within
+    // its three attempts' time: 3 × 1 s + 0.4 s of waits, plus the claim loop's rounds.
+    const ended = (attempts: LogEntry[]) => attempts.at(-1)!.outcome === 'cancelled' || attempts.length === 3;
+    let entries: LogEntry[] = [];
+    let events = new Map<string, LogEntry[]>();
+    await eventually(
+      async () => {
+        entries = (await log(h, endpoint.id)) as LogEntry[];
+        events = byEvent(entries);
+        expect(events.size).toBe(12);
+        expect([...events.values()].every(ended)).toBe(true);
+        const [left] = await queryRows<{ n: number }>(`select count(*)::int as n from "${iso.schema}".deliveries where endpoint_id = $1`, [endpoint.id]);
+        expect(left!.n).toBe(0);
+      },
+      { timeoutMs: 15_000 },
+    );
+    const notSent = entries.filter((e) => e.error?.startsWith('not sent: '));
+    expect(notSent.length).toBeGreaterThan(0);
+    for (const e of notSent) expect(e).toMatchObject({ statusCode: null, outcome: 'failed' });
+    // At most the endpoint's 4 slots ever held a request at once, and each attempt started (or
+    // failed unsent) within an attempt's time, plus a sweep, of when it was due.
+    expect(r.started).toBeLessThanOrEqual(entries.length - notSent.length);
+    for (const attempts of events.values()) {
+      expect(Date.parse(attempts[0]!.attemptedAt) - published).toBeLessThan(1000 + 1000);
+      for (let i = 1; i < attempts.length; i += 1) {
+        const prev = attempts[i - 1]!;
+        const dueAt = Date.parse(prev.attemptedAt) + prev.durationMs + [100, 300][i - 1]!;
+        expect(Date.parse(attempts[i]!.attemptedAt) - dueAt).toBeLessThan(1000 + 1000);
+      }
+    }
+    expect(stub.endpoints.get(endpoint.id)).toMatchObject({ isEnabled: false });
   });
 
   it('stays stalled through a round of timeouts: a request that ran out of time is no answer', async () => {
@@ -178,7 +181,7 @@ describe('a stalled endpoint', () => {
 });
 
 describe('auto-disable and circuit breaker', () => {
-  it('reports 5 consecutive failed deliveries, which disables the endpoint; no attempt is lost to the open breaker', async () => {
+  it('keeps the schedule for an endpoint answering 500: 3 attempts each, 5 failed deliveries disable it, and HTTP errors open no breaker', async () => {
     const { h, pub } = await service({ DELIVERY_BREAKER_VOLUME_THRESHOLD: '3' });
     const org = randomUUID();
     const r = await receiver((_req, res) => {
@@ -190,18 +193,50 @@ describe('auto-disable and circuit breaker', () => {
     await eventually(() => expect(outcomesOf(endpoint.id)).toEqual([false, false, false, false, false]), { timeoutMs: 20_000 });
     expect(stub.endpoints.get(endpoint.id)).toMatchObject({ isEnabled: false, consecutiveFailures: 5 });
     expect(await h.metric('webhook_endpoints_auto_disabled_total')).toBe(1);
-    // Each delivery had its 3 attempts: deferrals while the breaker was open used none.
-    await deliveryLogOf(h, endpoint.id, 15);
+    const entries = (await deliveryLogOf(h, endpoint.id, 15)) as LogEntry[];
     // Counted once recorded, which follows the report.
     await eventually(async () => expect(await h.metric('webhook_deliveries_total', { event_type: 'IssueCreated', outcome: 'failed' })).toBe(5));
     expect(r.requests).toHaveLength(15);
-    expect(await h.metric('delivery_circuit_breaker_transitions_total', { state: 'open' })).toBeGreaterThanOrEqual(1);
+    for (const e of entries) expect(e).toMatchObject({ statusCode: 500, outcome: 'failed' });
+    // The log names each request the receiver got.
+    expect(new Set(entries.map((e) => e.deliveryId))).toEqual(new Set(r.requests.map((q) => q.headers['x-service-delivery'])));
+    expect(await h.metric('delivery_circuit_breaker_transitions_total', { state: 'open' })).toBe(0);
 
     // Disabled: a new event finds no endpoint (acked without a transaction), so nothing more is attempted.
     const before = await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'skipped' });
     await pub.publish(issueCreated(org), { orgId: org });
     await eventually(async () => expect(await h.metric('consumer_processed_total', { consumer: 'delivery-fanout', outcome: 'skipped' })).toBe(before + 1));
     expect(await log(h, endpoint.id)).toHaveLength(15);
+  });
+
+  it('fails the attempts due while its breaker is open at once, without a request, and sends again once the operator re-enables it', async () => {
+    const { h, pub, iso } = await service({ DELIVERY_BREAKER_VOLUME_THRESHOLD: '2', DELIVERY_BREAKER_RESET_MS: '60000' });
+    const org = randomUUID();
+    // A port nothing listens on: every request fails to connect.
+    const gone = await receiver();
+    const deadUrl = gone.url;
+    await gone.close();
+    const endpoint = stub.add(org, deadUrl);
+    for (let i = 0; i < 5; i += 1) await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(() => expect(outcomesOf(endpoint.id)).toEqual([false, false, false, false, false]), { timeoutMs: 15_000 });
+    const entries = (await deliveryLogOf(h, endpoint.id, 15)) as LogEntry[];
+    const refused = entries.filter((e) => e.error?.startsWith('circuit breaker open'));
+    expect(refused.length).toBeGreaterThan(0);
+    for (const e of refused) {
+      expect(e).toMatchObject({ statusCode: null, outcome: 'failed' });
+      expect(e.durationMs).toBeLessThan(50);
+    }
+    expect(await h.metric('delivery_circuit_breaker_transitions_total', { state: 'open' })).toBeGreaterThanOrEqual(1);
+
+    // Re-enabled (the webhook service's signal with `reset`), and listening again: the next event is sent.
+    const back = await receiver();
+    endpoint.url = back.url;
+    stub.enable(endpoint.id);
+    await signalEndpointChanged(iso.prefix, { orgId: org, endpointId: endpoint.id, reset: true });
+    const enabledAt = Date.now();
+    await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(() => expect(back.requests).toHaveLength(1), { timeoutMs: 5_000 });
+    expect(back.requests[0]!.at - enabledAt).toBeLessThan(1000);
   });
 });
 

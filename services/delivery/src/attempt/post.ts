@@ -13,7 +13,7 @@ export interface PostResult {
   responseBody: string | null;
   error: string | null;
   delivered: boolean;
-  /** A timeout, a connection error or a 5xx: what counts against the endpoint's breaker. */
+  /** A timeout or a connection error: what counts against the endpoint's breaker (an HTTP answer of any status does not). */
   unhealthy: boolean;
 }
 
@@ -102,7 +102,7 @@ class ResponseCapture implements Dispatcher.DispatchHandler {
     const responseBody = this.#keptBytes > 0 ? decodePrefix(Buffer.concat(this.#kept)) : '';
     if (status >= 200 && status < 300) return this.#settle({ statusCode: status, responseBody, error: null, delivered: true, unhealthy: false });
     if (status >= 300 && status < 400) return this.#settle({ statusCode: status, responseBody, error: `redirect (${status}) not followed`, delivered: false, unhealthy: false });
-    this.#settle({ statusCode: status, responseBody, error: `answered ${status}`, delivered: false, unhealthy: status >= 500 });
+    this.#settle({ statusCode: status, responseBody, error: `answered ${status}`, delivered: false, unhealthy: false });
   }
 
   #settle(result: PostResult): void {

@@ -7,9 +7,16 @@ const EndpointSchema = z.object({
   id: z.uuid(),
   url: z.string(),
   secret: z.string().min(1),
+  /** During a rotation's grace: the secret before it, and when it stops being used. */
+  previousSecret: z.string().min(1).nullish(),
+  previousSecretExpiresAt: z.string().nullish(),
   events: z.array(z.string()),
 });
 export type Endpoint = z.infer<typeof EndpointSchema>;
+
+/** One endpoint whatever its state or filter (`GET /internal/v1/webhooks/:id/endpoint`): operator sends need it. */
+const EndpointDetailSchema = EndpointSchema.extend({ orgId: z.uuid(), isEnabled: z.boolean() });
+export type EndpointDetail = z.infer<typeof EndpointDetailSchema>;
 
 const OutcomeSchema = z.object({ isEnabled: z.boolean(), consecutiveFailures: z.number().int() });
 export type EndpointState = z.infer<typeof OutcomeSchema>;
@@ -38,6 +45,8 @@ export interface WebhookClient {
   reportOutcomes(outcomes: ReadonlyArray<{ endpointId: string; delivered: boolean }>): Promise<Array<EndpointState | undefined>>;
   /** Whether the endpoint exists (enabled or not); false once it is deleted. */
   webhookExists(endpointId: string): Promise<boolean>;
+  /** The endpoint with its secrets, enabled or not, whatever its filter; undefined once it is deleted. */
+  endpointById(endpointId: string): Promise<EndpointDetail | undefined>;
   close(): Promise<void>;
 }
 
@@ -98,6 +107,10 @@ export function createWebhookClient(baseUrl: string): WebhookClient {
       const res = await found(await call('GET', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}`), 'a webhook lookup');
       await res?.body.dump();
       return res !== undefined;
+    },
+    async endpointById(endpointId) {
+      const res = await found(await call('GET', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}/endpoint`), 'an endpoint lookup');
+      return res ? json(res, EndpointDetailSchema) : undefined;
     },
     async reportOutcomes(all) {
       if (all.length === 0) return [];

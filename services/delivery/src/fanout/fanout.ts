@@ -18,7 +18,7 @@ export const deliveryChannel = (schema: string): string => `${schema}_delivery`;
  * deliveries before their rows are stored (see `fanout`), `reserve` takes slots for rows
  * inserted leased and handed over at commit. Both grant, per row, only what the scheduler has
  * room for by the bounds of a claim (none while it is full or stopping, or for an endpoint
- * whose breaker is open or that is stalled).
+ * that is stalled).
  */
 export interface Handoff {
   /**
@@ -36,14 +36,8 @@ export interface Handoff {
 export interface Reservation {
   /** The lease token the reserved rows are inserted under. */
   token: string;
-  /** Per slot asked for (one per endpoint id given, in order): whether it was granted. */
+  /** Per slot asked for (one per endpoint id given, in order): whether it was granted; a row not granted is due at once. */
   granted: readonly boolean[];
-  /**
-   * Per slot asked for: when a row that was not granted is first due. Undefined: at once (the
-   * claim loops are woken); a time: its endpoint takes no attempt here before then (breaker
-   * open, or stalled), so the row waits, and wakes nobody, until that time.
-   */
-  dueAt: readonly (Date | undefined)[];
   accept(rows: ClaimedDelivery[]): void;
   release(): void;
 }
@@ -154,6 +148,7 @@ export function fanout(opts: {
 
   async function planOf(consumed: ConsumedEvent, route: Extract<Route, { kind: 'public' }>): Promise<Plan> {
     const plan: Plan = { orgId: route.orgId, envelopes: [], rows: [] };
+    const receivedAt = new Date();
     for (const envelope of route.envelopes) {
       const endpoints = await opts.endpoints.endpointsFor(route.orgId, envelope.eventType);
       if (endpoints.length === 0) continue;
@@ -161,7 +156,7 @@ export function fanout(opts: {
       const bodyBytes = Buffer.from(body, 'utf8');
       plan.envelopes.push({ eventId: consumed.id, eventType: envelope.eventType, body });
       for (const e of endpoints) {
-        plan.rows.push({ id: newDeliveryId(), event_id: consumed.id, event_type: envelope.eventType, endpoint_id: e.id, org_id: route.orgId, url: e.url, body, bodyBytes, attempt_count: 0 });
+        plan.rows.push({ id: newDeliveryId(), event_id: consumed.id, event_type: envelope.eventType, endpoint_id: e.id, org_id: route.orgId, url: e.url, body, bodyBytes, attempt_count: 0, trigger: 'event', due_at: receivedAt });
       }
     }
     return plan;
@@ -248,7 +243,6 @@ export function fanout(opts: {
     tx.afterRollback(() => reservation.release());
     later.forEach((l, i) => {
       if (reservation.granted[i]) l.delivery.leaseToken = reservation.token;
-      l.delivery.dueAt = reservation.dueAt[i];
     });
     await storeFanout(trx, { envelopes, rows: [...early, ...later.map((l) => l.delivery)], written, leaseMs: opts.leaseMs, channel });
     tx.afterCommit(() => {
@@ -285,7 +279,6 @@ const newDelivery = (row: ClaimedDelivery): NewDelivery => ({
   endpointId: row.endpoint_id,
   url: row.url,
   leaseToken: undefined,
-  dueAt: undefined,
 });
 
 type Route =

@@ -36,7 +36,8 @@ export const adminListDeliveries: Registration = (app, { db, webhooks }) => {
       res,
       200,
       rows.map((r) => ({
-        deliveryId: r.delivery_id,
+        // The attempt's own id: the X-Service-Delivery its request carried.
+        deliveryId: r.attempt_id,
         eventId: r.event_id,
         eventType: r.event_type,
         attempt: r.attempt,
@@ -46,6 +47,7 @@ export const adminListDeliveries: Registration = (app, { db, webhooks }) => {
         responseBody: r.response_body,
         error: r.error,
         outcome: r.outcome,
+        trigger: r.trigger,
       })),
     );
   });

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from '@preflight/db';
-import type { AttemptOutcome, DeliveryDatabase, DeliveryStatus } from './schema.ts';
+import type { AttemptOutcome, DeliveryDatabase, DeliveryStatus, DeliveryTrigger } from './schema.ts';
 
 export interface ClaimedDelivery {
   id: string;
@@ -13,6 +13,9 @@ export interface ClaimedDelivery {
   /** `body` as UTF-8 bytes, when the fan-out made them once for all the envelope's deliveries. */
   bodyBytes?: Buffer;
   attempt_count: number;
+  trigger: DeliveryTrigger;
+  /** When its next attempt became due (before the lease); an attempt not started within its timeout of this fails. */
+  due_at: Date;
 }
 
 const leaseEnd = (leaseMs: number) => sql<Date>`now() + ${leaseMs} * interval '1 millisecond'`;
@@ -43,8 +46,8 @@ export async function claimDue(
       for update skip locked
     ),
     kept as (
-      select c.id
-      from (select id, endpoint_id, row_number() over (partition by endpoint_id order by next_attempt_at, id) as n from candidates) c
+      select c.id, c.next_attempt_at
+      from (select id, endpoint_id, next_attempt_at, row_number() over (partition by endpoint_id order by next_attempt_at, id) as n from candidates) c
       left join unnest(${[...opts.room.keys()]}::uuid[], ${[...opts.room.values()]}::integer[]) as room (endpoint_id, n) on room.endpoint_id = c.endpoint_id
       where c.n <= coalesce(room.n, ${opts.defaultRoom}::integer)
     )
@@ -52,13 +55,41 @@ export async function claimDue(
     set next_attempt_at = ${leaseEnd(opts.leaseMs)}, leased_until = ${leaseEnd(opts.leaseMs)}, lease_token = ${opts.token}::uuid
     from kept
     where d.id = kept.id
-    returning d.id, d.event_id, d.event_type, d.endpoint_id, d.org_id, d.url, d.attempt_count,
+    returning d.id, d.event_id, d.event_type, d.endpoint_id, d.org_id, d.url, d.attempt_count, d.trigger, kept.next_attempt_at as due_at,
       (select e.body from delivery_envelopes e where e.event_id = d.event_id and e.event_type = d.event_type) as body,
       (select count(*) from candidates)::integer as fetched`.execute(db);
   return {
     rows: result.rows.map(({ fetched: _fetched, ...row }) => row),
     fetched: result.rows[0]?.fetched ?? 0,
   };
+}
+
+/**
+ * Leases the deliveries of the given endpoints that have been due for `overdueMs` or more
+ * (this replica holds those endpoints at their bound, so no claim of it takes them): their
+ * attempts could not start within an attempt's time and are to be recorded as failed.
+ */
+export async function claimOverdue(
+  db: Kysely<DeliveryDatabase>,
+  opts: { endpoints: readonly string[]; overdueMs: number; limit: number; leaseMs: number; token: string },
+): Promise<ClaimedDelivery[]> {
+  if (opts.endpoints.length === 0) return [];
+  const result = await sql<ClaimedDelivery>`
+    with overdue as (
+      select id, next_attempt_at from deliveries
+      where status = 'pending'
+        and endpoint_id = any(${[...opts.endpoints]}::uuid[])
+        and next_attempt_at <= now() - ${opts.overdueMs} * interval '1 millisecond'
+      order by next_attempt_at
+      limit ${opts.limit}
+      for update skip locked
+    )
+    update deliveries d
+    set next_attempt_at = ${leaseEnd(opts.leaseMs)}, leased_until = ${leaseEnd(opts.leaseMs)}, lease_token = ${opts.token}::uuid
+    from overdue
+    where d.id = overdue.id
+    returning d.id, d.event_id, d.event_type, d.endpoint_id, d.org_id, d.url, d.attempt_count, d.trigger, overdue.next_attempt_at as due_at, '' as body`.execute(db);
+  return result.rows;
 }
 
 export interface NewEnvelope {
@@ -75,10 +106,8 @@ export interface NewDelivery {
   orgId: string;
   endpointId: string;
   url: string;
-  /** Taken by this replica's scheduler as it is inserted: the lease token it holds the row under. */
+  /** Taken by this replica's scheduler as it is inserted: the lease token it holds the row under (undefined: due at once, and `channel` is notified). */
   leaseToken: string | undefined;
-  /** Not leased: when it is first due (undefined: at once, and `channel` is notified). */
-  dueAt: Date | undefined;
 }
 
 /** An attempt the fan-out's transaction records (it ended before the transaction), and the URL its delivery goes to. */
@@ -88,15 +117,14 @@ export interface WrittenAttempt {
 }
 
 /**
- * Stores a fan-out's work in one statement: envelopes (once per event and type, only for
- * events with a delivery left pending), deliveries, and the attempts that ended before the
+ * Stores a fan-out's work in one statement: envelopes (once per event and type, kept for
+ * redeliveries as long as the log), deliveries, and the attempts that ended before the
  * transaction. A leased row is inserted as a claim would leave it (due at the end of the
  * lease, `lease_token`), so the replica that fanned it out holds it in its own scheduler
  * (started, or handed over at commit) with no claim statement and no second row version;
  * should that replica die first, the lease expires and any replica claims it. Rows there was
  * no room for are due at once, for the claim loop, and `channel` is NOTIFYed (at commit) for
- * them; rows with a `dueAt` wait until then and notify nobody (the claim loops' timers and
- * poll find them). An attempt written here that leaves its delivery done (final and reported,
+ * them. An attempt written here that leaves its delivery done (final and reported,
  * or cancelled) stores no delivery at all; one that leaves a retry, or an outcome still to
  * report, stores its delivery as the record of a claimed one would have left it.
  */
@@ -116,16 +144,13 @@ export async function storeFanout(
       endpointId: c.attempt.endpointId,
       url,
       leaseToken: undefined,
-      dueAt: undefined,
       status: c.next.status,
       attemptCount: c.attempt.attempt,
       dueInMs: c.next.retryInMs ?? 0,
     })),
   ];
   if (rows.length === 0 && written.length === 0) return;
-  // A body is kept only for deliveries that may be attempted again.
-  const pendingOf = new Set(rows.filter((r) => r.status === 'pending').map((r) => `${r.eventId} ${r.eventType}`));
-  const envelopes = d.envelopes.filter((e) => pendingOf.has(`${e.eventId} ${e.eventType}`));
+  const envelopes = d.envelopes;
   const col = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k]);
   await sql`
     with envelope as (
@@ -134,40 +159,27 @@ export async function storeFanout(
       on conflict do nothing
     ),
     logged as (
-      insert into delivery_attempts (attempt_id, delivery_id, event_id, event_type, endpoint_id, attempt, attempted_at, status_code, duration_ms, response_body, error, outcome)
+      insert into delivery_attempts ${ATTEMPT_COLUMNS}
       ${attemptRows(written.map((w) => w.completion.attempt))}
+      on conflict do nothing
     ),
     inserted as (
       insert into deliveries (id, event_id, event_type, endpoint_id, org_id, url, status, attempt_count, next_attempt_at, leased_until, lease_token, finished_at)
       select r.id, r.event_id, r.event_type, r.endpoint_id, r.org_id, r.url, r.status, r.attempt_count,
         case when r.lease_token is not null then ${leaseEnd(d.leaseMs)}
           when r.due_in_ms is not null then now() + r.due_in_ms * interval '1 millisecond'
-          else coalesce(r.due_at, now()) end,
+          else now() end,
         case when r.lease_token is not null then ${leaseEnd(d.leaseMs)} end,
         r.lease_token,
         case when r.status <> 'pending' then now() end
       from unnest(${col('id')}::uuid[], ${col('eventId')}::text[], ${col('eventType')}::text[], ${col('endpointId')}::uuid[], ${col('orgId')}::uuid[],
         ${col('url')}::text[], ${col('status')}::text[], ${col('attemptCount')}::integer[], ${col('dueInMs')}::integer[],
-        ${col('leaseToken').map((t) => t ?? null)}::uuid[], ${col('dueAt').map((t) => t?.toISOString() ?? null)}::timestamptz[])
-        as r (id, event_id, event_type, endpoint_id, org_id, url, status, attempt_count, due_in_ms, lease_token, due_at)
+        ${col('leaseToken').map((t) => t ?? null)}::uuid[])
+        as r (id, event_id, event_type, endpoint_id, org_id, url, status, attempt_count, due_in_ms, lease_token)
       returning lease_token, status, attempt_count, next_attempt_at <= now() as due
     )
     select pg_notify(${d.channel}, '') from (select 1) one
     where exists (select 1 from inserted where lease_token is null and status = 'pending' and attempt_count = 0 and due)`.execute(db);
-}
-
-/**
- * Moves an endpoint's due deliveries to `until` without using an attempt (its breaker is
- * open). Leased rows are not due (their `next_attempt_at` is the lease's end), so they stay.
- */
-export async function deferDue(db: Kysely<DeliveryDatabase>, endpointId: string, until: Date): Promise<void> {
-  await db
-    .updateTable('deliveries')
-    .set({ next_attempt_at: until })
-    .where('status', '=', 'pending')
-    .where('endpoint_id', '=', endpointId)
-    .where('next_attempt_at', '<=', sql<Date>`now()`)
-    .execute();
 }
 
 /**
@@ -207,6 +219,7 @@ export interface AttemptRecord {
   responseBody: string | null;
   error: string | null;
   outcome: AttemptOutcome;
+  trigger: DeliveryTrigger;
 }
 
 export interface AttemptCompletion {
@@ -230,7 +243,9 @@ const attemptRows = (a: readonly AttemptRecord[]) => sql`select * from unnest(
     ${a.map((x) => x.attemptId)}::uuid[], ${a.map((x) => x.deliveryId)}::uuid[], ${a.map((x) => x.eventId)}::text[],
     ${a.map((x) => x.eventType)}::text[], ${a.map((x) => x.endpointId)}::uuid[], ${a.map((x) => x.attempt)}::integer[],
     ${a.map((x) => x.attemptedAt.toISOString())}::timestamptz[], ${a.map((x) => x.statusCode)}::integer[], ${a.map((x) => x.durationMs)}::integer[],
-    ${a.map((x) => x.responseBody)}::text[], ${a.map((x) => x.error)}::text[], ${a.map((x) => x.outcome)}::text[])`;
+    ${a.map((x) => x.responseBody)}::text[], ${a.map((x) => x.error)}::text[], ${a.map((x) => x.outcome)}::text[], ${a.map((x) => x.trigger)}::text[])`;
+
+const ATTEMPT_COLUMNS = sql`(attempt_id, delivery_id, event_id, event_type, endpoint_id, attempt, attempted_at, status_code, duration_ms, response_body, error, outcome, trigger)`;
 
 /** Final, with no outcome to report (cancelled) or its outcome reported: the row can go. */
 const nothingLeft = (c: AttemptCompletion): boolean => c.next.status === 'cancelled' || (c.next.status !== 'pending' && c.reported === true);
@@ -258,8 +273,9 @@ export async function recordAttempts(db: Kysely<DeliveryDatabase>, completions: 
   // wrote both. The rest (a retry, an outcome still to report) move on.
   const updated = await sql<{ id: string; lease_token: string }>`
     with logged as (
-      insert into delivery_attempts (attempt_id, delivery_id, event_id, event_type, endpoint_id, attempt, attempted_at, status_code, duration_ms, response_body, error, outcome)
+      insert into delivery_attempts ${ATTEMPT_COLUMNS}
       ${attempts}
+      on conflict do nothing
     ), moves (id, token, status, attempt, retry_ms, done) as (
       ${moves}
     ), finished as (

@@ -6,6 +6,9 @@ type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefine
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
 export type AttemptOutcome = 'delivered' | 'failed' | 'refused' | 'cancelled';
+/** What made a delivery (admin-api-v1.md: the log's `trigger`). */
+export type DeliveryTrigger = 'event' | 'redeliver' | 'recover' | 'test';
+export const DELIVERY_TRIGGERS: readonly DeliveryTrigger[] = ['event', 'redeliver', 'recover', 'test'];
 
 export interface DeliveriesTable {
   id: string;
@@ -23,6 +26,7 @@ export interface DeliveriesTable {
   finished_at: NullableTimestamp;
   /** Null on every row since 0003 (a delivery whose outcome is reported is deleted); the unreported index reads it. */
   outcome_reported_at: NullableTimestamp;
+  trigger: ColumnType<DeliveryTrigger, DeliveryTrigger | undefined, DeliveryTrigger>;
 }
 
 /** One public envelope of an event (its exact body bytes), shared by every delivery of it. */
@@ -46,6 +50,7 @@ export interface DeliveryAttemptsTable {
   response_body: string | null;
   error: string | null;
   outcome: AttemptOutcome;
+  trigger: ColumnType<DeliveryTrigger, DeliveryTrigger | undefined, DeliveryTrigger>;
 }
 
 export interface DeliveryDatabase {

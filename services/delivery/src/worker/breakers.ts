@@ -20,7 +20,7 @@ export class UnhealthyResult<T> extends Error {
 /** The breaker refused to let an attempt through (open, or half-open with its trial in flight). */
 export class BreakerOpen extends Error {
   override readonly name = 'BreakerOpen';
-  constructor(readonly retryAt: Date) {
+  constructor() {
     super('circuit breaker open');
   }
 }
@@ -29,18 +29,18 @@ type Action = () => Promise<unknown>;
 
 interface Entry {
   breaker: CircuitBreaker<[Action], unknown>;
-  /** When an open breaker half-opens. */
-  halfOpenAt: number;
   lastUsed: number;
 }
 
 const IDLE_EVICT_MS = 10 * 60_000;
 
 /**
- * One opossum breaker per endpoint (per replica). Opened by timeouts, connection errors and
- * 5xx (`UnhealthyResult`); a 3xx or 4xx means the endpoint is up, so it counts as a success
- * for the breaker although the attempt failed. While a breaker is open, the scheduler does not
- * send that endpoint's due attempts: it moves them to `halfOpenAt` without using an attempt.
+ * One opossum breaker per endpoint (per replica). Opened by timeouts and connection errors
+ * (`UnhealthyResult`), the failures that hold the sender's connections and time; any HTTP
+ * answer, 5xx included, came back fast and counts as a success for the breaker although the
+ * attempt failed. While a breaker is open (and while its one half-open trial runs), an attempt
+ * that comes due fails at once without a request: the contract's clock is kept, never
+ * postponed (docs/webhooks.md, "Retries, timeouts and disabling").
  */
 export class Breakers {
   readonly #entries = new Map<string, Entry>();
@@ -90,11 +90,10 @@ export class Breakers {
         enableSnapshots: false,
         name: endpointId,
       });
-      const created: Entry = { breaker, halfOpenAt: 0, lastUsed: Date.now() };
+      const created: Entry = { breaker, lastUsed: Date.now() };
       breaker.on('open', () => {
-        created.halfOpenAt = Date.now() + this.#opts.resetTimeoutMs;
         this.#transitions.inc({ state: 'open' });
-        this.#log.warn({ endpointId, retryAt: new Date(created.halfOpenAt).toISOString() }, 'endpoint circuit breaker opened; attempts deferred');
+        this.#log.warn({ endpointId, halfOpenInMs: this.#opts.resetTimeoutMs }, 'endpoint circuit breaker opened; attempts due meanwhile fail without a request');
       });
       breaker.on('halfOpen', () => {
         this.#transitions.inc({ state: 'half_open' });
@@ -111,30 +110,13 @@ export class Breakers {
     return entry;
   }
 
-  /**
-   * When an endpoint's attempts may be sent again: undefined when they may go now. An open
-   * breaker answers its half-open time; a half-open one lets `capacity` be 1 (its trial).
-   */
-  blockedUntil(endpointId: string): Date | undefined {
+  /** Forgets the endpoint's breaker (the operator re-enabled it): its next attempt is sent. */
+  reset(endpointId: string): void {
     const entry = this.#entries.get(endpointId);
-    if (!entry || !entry.breaker.opened) return undefined;
-    return new Date(Math.max(entry.halfOpenAt, Date.now()));
-  }
-
-  /** Endpoints whose breaker is not closed: open ones with the moment they half-open, half-open ones without. */
-  notClosed(): Array<{ endpointId: string; blockedUntil: Date | undefined }> {
-    const out = [];
-    for (const [endpointId, entry] of this.#entries) {
-      if (entry.breaker.closed) continue;
-      out.push({ endpointId, blockedUntil: entry.breaker.opened ? new Date(Math.max(entry.halfOpenAt, Date.now())) : undefined });
-    }
-    return out;
-  }
-
-  /** Attempts of this endpoint that may run at once, given `max`: 1 while half-open (the trial). */
-  capacity(endpointId: string, max: number): number {
-    const entry = this.#entries.get(endpointId);
-    return entry?.breaker.halfOpen ? 1 : max;
+    if (!entry) return;
+    entry.breaker.shutdown();
+    this.#entries.delete(endpointId);
+    if (!entry.breaker.closed) this.#transitions.inc({ state: 'closed' });
   }
 
   /**
@@ -148,7 +130,7 @@ export class Breakers {
     } catch (err) {
       if (err instanceof UnhealthyResult) return err.result as T;
       if ((err as NodeJS.ErrnoException).code === 'EOPENBREAKER') {
-        throw new BreakerOpen(new Date(Math.max(entry.halfOpenAt, Date.now() + Math.min(1_000, this.#opts.resetTimeoutMs))));
+        throw new BreakerOpen();
       }
       throw err;
     }

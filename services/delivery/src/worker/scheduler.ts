@@ -6,12 +6,13 @@ import { post, type PostResult } from '../attempt/post.ts';
 import { Targets, type Resolver } from '../attempt/target.ts';
 import { Deadlines } from '../attempt/deadlines.ts';
 import type { EndpointDirectory } from '../clients/endpoint-directory.ts';
+import type { WebhookClient } from '../clients/webhook-client.ts';
 import { nextStep } from '../domain/schedule.ts';
-import { deliveryHeaders, signingKeysOf } from '../domain/signatures.ts';
+import { deliveryHeaders, signingKeysOf, type SigningSecrets } from '../domain/signatures.ts';
 import { newAttemptId } from '../domain/ids.ts';
 import type { EarlyRecord } from '../fanout/early-start.ts';
 import type { Handoff, Reservation } from '../fanout/fanout.ts';
-import { claimDue, deferDue, msUntilNextDue, recordAttempts, releaseLease, type AttemptCompletion, type ClaimedDelivery, type UnreportedOutcome } from '../storage/deliveries.ts';
+import { claimDue, claimOverdue, msUntilNextDue, recordAttempts, releaseLease, type AttemptCompletion, type ClaimedDelivery, type UnreportedOutcome } from '../storage/deliveries.ts';
 import type { AttemptOutcome, DeliveryDatabase } from '../storage/schema.ts';
 import { BreakerOpen, UnhealthyResult, type Breakers } from './breakers.ts';
 import type { DeliveryMetrics } from './metrics.ts';
@@ -21,6 +22,8 @@ export interface SchedulerOptions {
   db: Kysely<DeliveryDatabase>;
   /** Endpoints as the webhook service has them (cached for a few seconds). */
   endpoints: Pick<EndpointDirectory, 'endpoint' | 'cachedEndpoint' | 'refresh'>;
+  /** Operator deliveries (redeliver, recover, test) look their endpoint up by id, whatever its filter. */
+  webhooks: Pick<WebhookClient, 'endpointById'>;
   breakers: Breakers;
   metrics: DeliveryMetrics;
   logger: Logger;
@@ -74,27 +77,26 @@ const RECORD_LINGER_MS = 5;
  * consumer holds, and not counted here).
  */
 const MAX_UNRECORDED = 10 * RECORD_BATCH;
-/** How often an open breaker's (or a stalled endpoint's) newly due deliveries are moved. */
-const DEFER_EVERY_MS = 250;
+/** How often attempts that could not start within their time are looked for (waiting here, or due in the table). */
+const EXPIRE_EVERY_MS = 250;
+/** Overdue rows failed per statement at most. */
+const EXPIRE_BATCH = 500;
 /**
  * An endpoint at its bound none of whose requests has been answered for this long is stalled
- * (it hangs, or answers in seconds; a request that timed out is no answer: counted as one,
- * every round of timeouts ended the stall, made the endpoint's whole deferred backlog due at
- * once, and each replica's claims stepped over it until the stall was seen again, which showed
- * in the healthy endpoints' latency): its due rows are moved ahead, by as long as it has been
- * stalled so far (at least this, at most an attempt's timeout), again whenever they come due
- * while it stays stalled. Left due, every claim would step over all of them in the due index
- * (a hanging endpoint's backlog grows by its whole event rate), which made claims, and so every
- * healthy endpoint's deliveries, slower the longer it hung; moved by a fixed second, the whole
- * backlog was rewritten every second. Growing with the stall, each row is moved a few times
- * in all. A healthy endpoint ends requests in milliseconds and is never stalled.
+ * (it hangs, or answers in seconds; a request that timed out is no answer): the fan-out stores
+ * its new deliveries at once instead of holding them in memory for room (ADMIT_WAIT_MS).
  */
 const STALL_MS = 1_000;
 
-/** A leased delivery waiting for a slot of its endpoint; `early` only for one the fan-out started before its row was stored. */
+/**
+ * A leased delivery waiting for a slot of its endpoint; `early` only for one the fan-out
+ * started before its row was stored. `dueAt` (epoch ms): when its attempt became due; one
+ * that has not started an attempt's time later fails without a request.
+ */
 interface Waiting {
   row: ClaimedDelivery;
   token: string;
+  dueAt: number;
   early?: EarlyRecord | undefined;
 }
 
@@ -104,6 +106,12 @@ interface Admission extends Waiting {
   deadline: number;
   resolve: (taken: boolean) => void;
 }
+
+/** The log's error for an attempt an open breaker failed. */
+export const BREAKER_OPEN_ERROR = 'circuit breaker open: recent attempts to this endpoint timed out or could not connect; no request sent';
+/** The log's error for an attempt that could not start in time. */
+export const notStartedError = (inFlight: number, timeoutMs: number): string =>
+  `not sent: the endpoint's ${inFlight} connection slots were busy with unanswered requests for ${timeoutMs} ms`;
 
 /** Claimed and handed-over rows are stored already. */
 const STORED = Promise.resolve(true);
@@ -178,7 +186,6 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   /** Slots the fan-out reserved for rows it is inserting leased to this replica (see `reserve`). */
   const reserved = new Map<string, number>();
   let reservedTotal = 0;
-  const deferredAt = new Map<string, number>();
   /** When a request of the endpoint last ended (or its first one started): stalled endpoints (`STALL_MS`) are told by it. */
   const progressAt = new Map<string, number>();
   let roomless = false;
@@ -201,7 +208,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   };
 
   const busy = (endpointId: string) => perEndpoint.get(endpointId) ?? 0;
-  const capacity = (endpointId: string) => opts.breakers.capacity(endpointId, opts.maxPerEndpoint);
+  const capacity = (_endpointId: string) => opts.maxPerEndpoint;
   const held = (endpointId: string) => busy(endpointId) + (ready.get(endpointId)?.length ?? 0) + (reserved.get(endpointId) ?? 0);
   const known = () => new Set([...perEndpoint.keys(), ...ready.keys(), ...reserved.keys()]);
   const saturated = () => [...known()].filter((id) => held(id) >= 2 * capacity(id));
@@ -213,16 +220,16 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   const free = () => (unrecorded() >= MAX_UNRECORDED ? 0 : 2 * opts.workers - requesting - queued - reservedTotal);
   const canStart = () => requesting < opts.workers && unrecorded() < MAX_UNRECORDED;
 
-  function enqueue(row: ClaimedDelivery, token: string, early?: EarlyRecord): void {
+  function enqueue(row: ClaimedDelivery, token: string, dueAt: number, early?: EarlyRecord): void {
     const waiting = ready.get(row.endpoint_id);
-    const entry = { row, token, early };
+    const entry = { row, token, dueAt, early };
     if (waiting) waiting.push(entry);
     else ready.set(row.endpoint_id, [entry]);
     queued += 1;
   }
 
-  /** Whether a new delivery may start at once for the endpoint: the bounds of a claim (twice its capacity, twice `workers` in all) and a breaker that lets attempts through. */
-  const hasRoomFor = (endpointId: string) => !stopping && free() > 0 && held(endpointId) < 2 * capacity(endpointId) && !opts.breakers.blockedUntil(endpointId);
+  /** Whether a new delivery may start at once for the endpoint: the bounds of a claim (twice its capacity, twice `workers` in all). */
+  const hasRoomFor = (endpointId: string) => !stopping && free() > 0 && held(endpointId) < 2 * capacity(endpointId);
 
   /**
    * New deliveries of the fan-out waiting for room, per endpoint, in the order they came: the
@@ -238,21 +245,21 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
    * The fan-out's early side, before the rows are stored: each row whose endpoint has room (the
    * bounds of a claim) is taken at once, in `ready`, and most start at once; a row of an
    * endpoint at its bound waits for room, in order, for up to `waitMs`. Never taken (answered
-   * false): an endpoint whose breaker is open or that is stalled (STALL_MS), a row whose wait
-   * ran out, anything while stopping. `taken` settles when every row is taken or refused.
+   * false): an endpoint that is stalled (STALL_MS), a row whose wait ran out, anything while
+   * stopping. `taken` settles when every row is taken or refused.
    */
   function admit(rows: readonly ClaimedDelivery[], early: readonly EarlyRecord[], waitMs: number): { token: string; taken: Promise<boolean[]> } {
     const token = randomUUID();
     const now = Date.now();
     const taken = rows.map((row, i): boolean | Promise<boolean> => {
       const id = row.endpoint_id;
-      if (stopping || opts.breakers.blockedUntil(id) || unavailableUntil(id, now)) return false;
+      if (stopping || isStalled(id, now)) return false;
       if (!admissions.has(id) && hasRoomFor(id)) {
-        enqueue(row, token, early[i]);
+        enqueue(row, token, now, early[i]);
         return true;
       }
       return new Promise<boolean>((resolve) => {
-        const admission: Admission = { row, token, early: early[i]!, deadline: now + waitMs, resolve };
+        const admission: Admission = { row, token, dueAt: now, early: early[i]!, deadline: now + waitMs, resolve };
         const list = admissions.get(id);
         if (list) list.push(admission);
         else admissions.set(id, [admission]);
@@ -267,7 +274,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   function sweepAdmissions(): void {
     const now = Date.now();
     for (const [id, list] of admissions) {
-      const unavailable = stopping || opts.breakers.blockedUntil(id) !== undefined || unavailableUntil(id, now) !== undefined;
+      const unavailable = stopping || isStalled(id, now);
       const kept = list.filter((a) => {
         if (!unavailable && a.deadline > now) return true;
         a.resolve(false);
@@ -284,11 +291,8 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
 
   /**
    * The fan-out's side: a slot for each endpoint that has room by the same bounds as a claim
-   * (twice its capacity, twice `workers` in all) and whose breaker lets attempts through. Held
-   * until the rows are accepted (committed: they wait in `ready` like claimed rows) or released.
-   * A row refused because its endpoint's breaker is open or the endpoint is stalled is due
-   * only when the loop would move it to anyway (`unavailableUntil`): inserted due at once, it
-   * would wake every claim loop for nothing and be moved by a statement of its own.
+   * (twice its capacity, twice `workers` in all). Held until the rows are accepted (committed:
+   * they wait in `ready` like claimed rows) or released. A row refused is inserted due at once.
    */
   function reserve(endpointIds: readonly string[]): Reservation {
     const token = randomUUID();
@@ -298,8 +302,6 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       reservedTotal += 1;
       return true;
     });
-    const now = Date.now();
-    const dueAt = endpointIds.map((id, i) => (granted[i] ? undefined : unavailableUntil(id, now)));
     let settled = false;
     const settle = (): boolean => {
       if (settled) return false;
@@ -316,7 +318,6 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     return {
       token,
       granted,
-      dueAt,
       accept(rows) {
         if (!settle()) return;
         if (stopping) {
@@ -324,7 +325,8 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
           for (const row of rows) void releaseLease(opts.db, row.id, token, new Date()).catch((err: unknown) => log.warn({ deliveryId: row.id, err: (err as Error).message }, 'could not give a new delivery back; its lease will expire'));
           return;
         }
-        for (const row of rows) enqueue(row, token);
+        const now = Date.now();
+        for (const row of rows) enqueue(row, token, now);
         pump();
       },
       release() {
@@ -332,17 +334,9 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       },
     };
   }
-  /**
-   * Until when this replica will not start an attempt to the endpoint: its open breaker's
-   * half-open time, or, for a saturated endpoint that is stalled, its stall so far ahead (at
-   * most an attempt's deadline; see STALL_MS); undefined when it would.
-   */
-  function unavailableUntil(endpointId: string, now: number): Date | undefined {
-    const blocked = opts.breakers.blockedUntil(endpointId);
-    if (blocked) return blocked;
-    const stalledForMs = now - (progressAt.get(endpointId) ?? now);
-    const stalled = held(endpointId) >= 2 * capacity(endpointId) && busy(endpointId) > 0 && stalledForMs >= STALL_MS;
-    return stalled ? new Date(now + Math.min(stalledForMs, opts.attemptTimeoutMs)) : undefined;
+  /** A saturated endpoint none of whose requests has been answered for STALL_MS. */
+  function isStalled(endpointId: string, now: number): boolean {
+    return held(endpointId) >= 2 * capacity(endpointId) && busy(endpointId) > 0 && now - (progressAt.get(endpointId) ?? now) >= STALL_MS;
   }
 
   /** Starts waiting attempts while their endpoint has a free slot and the overall bound allows. */
@@ -351,7 +345,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     for (const [id, list] of admissions) {
       while (list.length > 0 && hasRoomFor(id)) {
         const a = list.shift()!;
-        enqueue(a.row, a.token, a.early);
+        enqueue(a.row, a.token, a.dueAt, a.early);
         a.resolve(true);
       }
       if (list.length === 0) admissions.delete(id);
@@ -413,20 +407,70 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     if (await (early?.stored ?? STORED)) await releaseLease(opts.db, row.id, token, until);
   }
 
+  /**
+   * The endpoint as it is now; undefined cancels the delivery. An event's delivery goes to an
+   * endpoint still enabled and subscribed (through the endpoint cache); a redelivery or a
+   * recovery to one still enabled, whatever its filter (the operator chose the event); a test
+   * to the endpoint whatever its state.
+   */
+  async function endpointFor(row: ClaimedDelivery): Promise<SigningSecrets | undefined> {
+    if (row.trigger === 'event') {
+      const cached = opts.endpoints.cachedEndpoint(row.org_id, row.event_type, row.endpoint_id);
+      return cached ? cached.endpoint : await opts.endpoints.endpoint(row.org_id, row.event_type, row.endpoint_id);
+    }
+    const endpoint = await opts.webhooks.endpointById(row.endpoint_id);
+    return endpoint && (endpoint.isEnabled || row.trigger === 'test') ? endpoint : undefined;
+  }
+
+  /** A delivery whose attempt could not start within an attempt's time of becoming due: failed, no request sent. */
+  function expire(w: Waiting, now: number): void {
+    const p: Promise<void> = finish(w, {
+      attemptId: w.row.attempt_count === 0 ? w.row.id : newAttemptId(),
+      number: w.row.attempt_count + 1,
+      attemptedAt: new Date(w.dueAt),
+      durationMs: Math.max(0, now - w.dueAt),
+      result: { statusCode: null, responseBody: null, error: notStartedError(busy(w.row.endpoint_id), opts.attemptTimeoutMs), delivered: false, unhealthy: false },
+      outcome: 'failed',
+    })
+      .catch((err: unknown) => log.error({ deliveryId: w.row.id, err: (err as Error).message }, 'attempt could not be recorded; the lease will expire and it is retried'))
+      .finally(() => running.delete(p));
+    running.add(p);
+  }
+
+  /** Fails the waiting attempts and the due rows of saturated endpoints that have not started within an attempt's time. */
+  async function expireOverdue(): Promise<void> {
+    const now = Date.now();
+    for (const [id, waiting] of ready) {
+      const kept = waiting.filter((w) => {
+        if (now - w.dueAt < opts.attemptTimeoutMs) return true;
+        queued -= 1;
+        expire(w, now);
+        return false;
+      });
+      if (kept.length > 0) ready.set(id, kept);
+      else ready.delete(id);
+    }
+    const full = saturated();
+    if (full.length === 0) return;
+    const token = randomUUID();
+    const rows = await claimOverdue(opts.db, { endpoints: full, overdueMs: opts.attemptTimeoutMs, limit: EXPIRE_BATCH, leaseMs, token });
+    for (const row of rows) expire({ row, token, dueAt: row.due_at.getTime() }, Date.now());
+  }
+
   async function attempt(w: Waiting, requestDone: (answered: boolean) => void): Promise<void> {
     const row = w.row;
-    // The endpoint as it is now (within the cache's TTL): disabled, deleted or unsubscribed → cancelled.
     let endpoint;
     try {
-      const cached = opts.endpoints.cachedEndpoint(row.org_id, row.event_type, row.endpoint_id);
-      endpoint = cached ? cached.endpoint : await opts.endpoints.endpoint(row.org_id, row.event_type, row.endpoint_id);
+      endpoint = await endpointFor(row);
     } catch (err) {
       log.warn({ deliveryId: row.id, endpointId: row.endpoint_id, err: (err as Error).message }, 'webhook service unavailable; attempt postponed');
       await giveBack(w, new Date(Date.now() + DEPENDENCY_RETRY_MS));
       return;
     }
     const number = row.attempt_count + 1;
-    const attemptId = newAttemptId();
+    // The first attempt carries the delivery's own id: what redeliver and test answer is then
+    // the X-Service-Delivery the receiver gets and the log shows.
+    const attemptId = number === 1 ? row.id : newAttemptId();
     const attemptedAt = new Date();
     if (!endpoint) {
       await finish(w, {
@@ -439,12 +483,6 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       });
       return;
     }
-    const blocked = opts.breakers.blockedUntil(row.endpoint_id);
-    if (blocked) {
-      await giveBack(w, blocked);
-      return;
-    }
-
     const deadline = deadlines.start();
     const started = performance.now();
     let result: PostResult;
@@ -465,11 +503,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
         outcome = result.delivered ? 'delivered' : 'failed';
       }
     } catch (err) {
-      if (err instanceof BreakerOpen) {
-        await giveBack(w, err.retryAt);
-        return;
-      }
-      const message = deadline.expired ? `timed out after ${opts.attemptTimeoutMs} ms` : (err as Error).message;
+      const message = err instanceof BreakerOpen ? BREAKER_OPEN_ERROR : deadline.expired ? `timed out after ${opts.attemptTimeoutMs} ms` : (err as Error).message;
       result = { statusCode: null, responseBody: null, error: message, delivered: false, unhealthy: false };
       outcome = 'failed';
     } finally {
@@ -508,8 +542,11 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
         responseBody: a.result.responseBody,
         error: a.result.error,
         outcome: a.outcome,
+        trigger: row.trigger,
       },
       next,
+      // A test never counts towards disabling: there is no outcome to report.
+      ...(row.trigger === 'test' ? { reported: true } : {}),
     };
     // A delivery the fan-out started before its row was stored is recorded by the fan-out's
     // transaction when it ended before that, else once its row is stored. Never stored (its
@@ -543,39 +580,22 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     else log.info({ ...fields, error: a.result.error, final: step.kind }, 'delivery final');
   }
 
+  let expiredAt = 0;
   const loop = (async () => {
     while (!stopping) {
       let waitMs = opts.pollIntervalMs;
       let more = false;
       try {
+        if (Date.now() - expiredAt >= EXPIRE_EVERY_MS) {
+          expiredAt = Date.now();
+          await expireOverdue();
+        }
         const room = free();
         roomless = room <= 0;
         if (room > 0) {
-          // An open breaker's endpoint is left out of the claim; its due rows are moved to the
-          // moment it half-opens (no attempt used), so they neither look due meanwhile nor
-          // count as late.
-          const notClosed = opts.breakers.notClosed();
-          const blocked = notClosed.filter((b) => b.blockedUntil !== undefined);
-          const now = Date.now();
-          const full = saturated();
-          // A stalled endpoint's due rows move ahead by its stall so far (see STALL_MS); its
-          // waiting rows in `ready` start at once when it ends a request. The same rule
-          // (`unavailableUntil`) tells the fan-out when to make its new rows due.
-          const deferrals = [...new Set([...blocked.map((b) => b.endpointId), ...full])].flatMap((endpointId) => {
-            const until = unavailableUntil(endpointId, now);
-            return until ? [{ endpointId, until }] : [];
-          });
-          for (const d of deferrals) {
-            if (now - (deferredAt.get(d.endpointId) ?? 0) < DEFER_EVERY_MS) continue;
-            deferredAt.set(d.endpointId, now);
-            await deferDue(opts.db, d.endpointId, d.until);
-          }
-          for (const id of deferredAt.keys()) if (!deferrals.some((d) => d.endpointId === id)) deferredAt.delete(id);
-          const exclude = [...full, ...blocked.map((b) => b.endpointId)];
+          const exclude = saturated();
           const roomOf = new Map<string, number>();
-          for (const id of new Set([...known(), ...notClosed.map((b) => b.endpointId)])) {
-            roomOf.set(id, Math.max(0, 2 * capacity(id) - held(id)));
-          }
+          for (const id of known()) roomOf.set(id, Math.max(0, 2 * capacity(id) - held(id)));
           const token = randomUUID();
           const wakesBefore = claimWakes;
           const { rows: claimed, fetched } = await claimDue(opts.db, {
@@ -586,7 +606,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
             leaseMs,
             token,
           });
-          for (const row of claimed) enqueue(row, token);
+          for (const row of claimed) enqueue(row, token, row.due_at.getTime());
           pump();
           if (fetched > 0) dueAnywhere = true;
           else {
@@ -601,13 +621,12 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
           // Only when nothing could be taken: otherwise the attempts just dispatched wake the
           // loop when they finish, and it looks again then (one query less per claim).
           if (claimed.length === 0 && !more) {
-            const dueInMs = await msUntilNextDue(opts.db, [...saturated(), ...blocked.map((b) => b.endpointId)]);
-            // Deferred rows become due when their breaker half-opens: look again then.
-            const halfOpenInMs = Math.min(...blocked.map((b) => b.blockedUntil!.getTime() - Date.now()));
-            const nextMs = Math.min(dueInMs ?? Number.POSITIVE_INFINITY, halfOpenInMs);
-            if (Number.isFinite(nextMs)) waitMs = Math.min(opts.pollIntervalMs, Math.max(MIN_WAIT_MS, Math.ceil(nextMs)));
+            const dueInMs = await msUntilNextDue(opts.db, saturated());
+            if (dueInMs !== undefined) waitMs = Math.min(opts.pollIntervalMs, Math.max(MIN_WAIT_MS, Math.ceil(dueInMs)));
           }
         }
+        // Waiting attempts, or saturated endpoints' due rows, may run out of time before anything wakes the loop.
+        if (queued > 0 || saturated().length > 0) waitMs = Math.min(waitMs, EXPIRE_EVERY_MS);
       } catch (err) {
         if (!stopping) log.warn({ err: (err as Error).message }, 'claiming deliveries failed; retrying');
       }
@@ -629,7 +648,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     wake: wakeClaims,
     stalled: () => {
       const now = Date.now();
-      return [...perEndpoint.keys()].filter((id) => !opts.breakers.blockedUntil(id) && unavailableUntil(id, now) !== undefined).length;
+      return [...perEndpoint.keys()].filter((id) => isStalled(id, now)).length;
     },
     async stop() {
       stopping = true;

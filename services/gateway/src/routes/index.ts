@@ -62,4 +62,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'GET', pattern: '/admin/v1/organizations/:orgId/webhooks', auth: 'admin', upstream: 'webhook' },
   { method: 'POST', pattern: '/admin/v1/webhooks/:id/enable', auth: 'admin', upstream: 'webhook' },
   { method: 'GET', pattern: '/admin/v1/webhooks/:id/deliveries', auth: 'admin', upstream: 'delivery' },
+  { method: 'POST', pattern: '/admin/v1/webhooks/:id/deliveries/:deliveryId/redeliver', auth: 'admin', upstream: 'delivery' },
+  { method: 'POST', pattern: '/admin/v1/webhooks/:id/recover', auth: 'admin', upstream: 'delivery' },
+  { method: 'POST', pattern: '/admin/v1/webhooks/:id/test', auth: 'admin', upstream: 'delivery' },
+  { method: 'POST', pattern: '/admin/v1/webhooks/:id/secret/rotate', auth: 'admin', upstream: 'webhook' },
 ];
