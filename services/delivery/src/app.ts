@@ -11,6 +11,7 @@ import { EndpointDirectory } from './clients/endpoint-directory.ts';
 import { createWebhookClient } from './clients/webhook-client.ts';
 import type { DeliveryConfig } from './config.ts';
 import { FANOUT_CONSUMER, deliveryChannel, fanout } from './fanout/fanout.ts';
+import { maxAttempts } from './domain/schedule.ts';
 import { migrations } from './migrations/index.ts';
 import { registrations } from './routes/index.ts';
 import type { DeliveryDatabase } from './storage/schema.ts';
@@ -192,7 +193,8 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
         },
       },
       (a) => {
-        for (const register of registrations) register(a, { db: database.db, webhooks });
+        const ctx = { db: database.db, logger, webhooks, channel: deliveryChannel(database.schema), lastAttempt: maxAttempts(config.DELIVERY_RETRY_SCHEDULE_MS) };
+        for (const register of registrations) register(a, ctx);
       },
     );
     const server = await serve({

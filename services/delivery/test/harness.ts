@@ -8,7 +8,7 @@ import { encodeEndpointsChanged, encodeEvent, endpointsChangedSubject, type Doma
 import { callerHeaders, type Caller } from '@preflight/http';
 import { createLogger } from '@preflight/log';
 import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, eventually, isolatedName } from '@preflight/testing';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Resolver } from '../src/attempt/target.ts';
 import { startDeliveryService, type RunningDeliveryService } from '../src/app.ts';
 import { loadDeliveryConfig } from '../src/config.ts';
@@ -274,7 +274,7 @@ export interface Reply {
 export interface DeliveryHarness {
   base: string;
   service: RunningDeliveryService;
-  call(method: string, path: string, opts?: { as?: Caller }): Promise<Reply>;
+  call(method: string, path: string, opts?: { as?: Caller; body?: unknown }): Promise<Reply>;
   /** The value of one sample of /metrics (0 when absent). */
   metric(name: string, labels?: Record<string, string>): Promise<number>;
   stop(): Promise<void>;
@@ -311,8 +311,9 @@ export async function startDelivery(iso: Isolation, webhookUrl: string, env: Rec
   return {
     base,
     service,
-    async call(method, path, { as } = {}) {
-      const res = await fetch(`${base}${path}`, { method, headers: as ? callerHeaders(as) : {} });
+    async call(method, path, { as, body } = {}) {
+      const headers: Record<string, string> = { ...(as ? callerHeaders(as) : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
+      const res = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
       const text = await res.text();
       return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
     },
@@ -360,3 +361,35 @@ export async function queryRows<R extends pg.QueryResultRow>(text: string, param
 
 export const asAdmin: Caller = { kind: 'admin' };
 export const asKey = (orgId: string): Caller => ({ kind: 'api-key', orgId, keyId: randomUUID(), keyName: 'ci' });
+
+/**
+ * A test file's system: the webhook stand-in, one delivery service on its own schema and
+ * stream, a publisher, and receivers, started before the file's tests and closed after them.
+ */
+export function deliverySuite(env: Record<string, string> = {}, resolveHost?: Resolver) {
+  const receivers: Receiver[] = [];
+  const suite = {
+    iso: isolation(),
+    stub: undefined as unknown as WebhookStub,
+    h: undefined as unknown as DeliveryHarness,
+    pub: undefined as unknown as Publisher,
+    async receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
+      const r = await startReceiver(...args);
+      receivers.push(r);
+      return r;
+    },
+  };
+  beforeAll(async () => {
+    suite.stub = await startWebhookStub();
+    suite.h = await startDelivery(suite.iso, suite.stub.url, env, resolveHost);
+    suite.pub = await eventPublisher(suite.iso.prefix);
+  });
+  afterAll(async () => {
+    await suite.pub?.close();
+    await suite.h?.stop();
+    await suite.stub?.close();
+    for (const r of receivers) await r.close();
+    await cleanup(suite.iso);
+  });
+  return suite;
+}

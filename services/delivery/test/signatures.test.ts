@@ -38,4 +38,20 @@ describe('signing with the keys cached per endpoint', () => {
     const headers = signedBy({ secret: `whsec_${raw}` }, body);
     expect(() => new Webhook(`whsec_${raw}`).verify(body.toString('utf8'), headers)).not.toThrow();
   });
+
+  it('during a rotation\'s grace signs X-Service-Signature with the previous secret, the new one in -Next, and both in webhook-signature', () => {
+    const previousSecret = randomBytes(32).toString('base64');
+    const secret = randomBytes(32).toString('base64');
+    const inGrace = { secret, previousSecret, previousSecretExpiresAt: new Date(Date.now() + 60_000).toISOString() };
+    const headers = signedBy(inGrace, body);
+    expect(headers['x-service-signature']).toBe(specSignature(previousSecret, body));
+    expect(headers['x-service-signature-next']).toBe(specSignature(secret, body));
+    for (const s of [previousSecret, secret]) expect(() => new Webhook(`whsec_${s}`).verify(body.toString('utf8'), headers)).not.toThrow();
+
+    const expired = { secret, previousSecret, previousSecretExpiresAt: new Date(Date.now() - 1).toISOString() };
+    const after = signedBy(expired, body);
+    expect(after['x-service-signature']).toBe(specSignature(secret, body));
+    expect(after['x-service-signature-next']).toBeUndefined();
+    expect(() => new Webhook(`whsec_${previousSecret}`).verify(body.toString('utf8'), after)).toThrow();
+  });
 });

@@ -7,3 +7,5 @@ import { v7 } from 'uuid';
  */
 export const newDeliveryId = (): string => v7();
 export const newAttemptId = (): string => v7();
+/** The envelope id of a test send: a fresh event that exists only as its sample envelope. */
+export const newTestEventId = (): string => v7();

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { AppError, notFound, parseQuery, pathId, requireAdmin, sendJson } from '@preflight/http';
-import { WebhookServiceUnavailable } from '../clients/webhook-client.ts';
+import { notFound, parseQuery, pathId, requireAdmin, sendJson } from '@preflight/http';
 import { listAttempts } from '../storage/deliveries.ts';
-import type { Registration, RouteContext } from './context.ts';
+import type { Registration } from './context.ts';
+import { askWebhookService } from './webhook-lookup.ts';
 
 export const MAX_LIMIT = 200;
 export const DEFAULT_LIMIT = 50;
@@ -30,7 +30,9 @@ export const adminListDeliveries: Registration = (app, { db, webhooks }) => {
     const endpointId = pathId(req.params.id, 'webhook');
     const { limit } = parseQuery(DeliveryLogQuerySchema, req.query);
     const rows = await listAttempts(db, endpointId, limit);
-    if (rows.length === 0 && !(await exists(webhooks, endpointId))) throw notFound('webhook', endpointId);
+    if (rows.length === 0 && !(await askWebhookService(() => webhooks.webhookExists(endpointId), `whether webhook '${endpointId}' exists`))) {
+      throw notFound('webhook', endpointId);
+    }
     sendJson(
       req,
       res,
@@ -52,12 +54,3 @@ export const adminListDeliveries: Registration = (app, { db, webhooks }) => {
     );
   });
 };
-
-async function exists(webhooks: RouteContext['webhooks'], endpointId: string): Promise<boolean> {
-  try {
-    return await webhooks.webhookExists(endpointId);
-  } catch (err) {
-    if (!(err instanceof WebhookServiceUnavailable)) throw err;
-    throw new AppError('dependency_unavailable', `The webhook service is unavailable, so whether webhook '${endpointId}' exists could not be checked; retry shortly.`);
-  }
-}

@@ -1,4 +1,8 @@
 import { adminListDeliveries } from './admin-list-deliveries.ts';
+import { adminRecover } from './admin-recover.ts';
+import { adminRedeliver } from './admin-redeliver.ts';
+import { adminTestSend } from './admin-test-send.ts';
 import type { Registration } from './context.ts';
+import { internalEndpointStats } from './internal-endpoint-stats.ts';
 
-export const registrations: Registration[] = [adminListDeliveries];
+export const registrations: Registration[] = [adminListDeliveries, adminRedeliver, adminRecover, adminTestSend, internalEndpointStats];

@@ -10,6 +10,7 @@ import type { WebhookClient } from '../clients/webhook-client.ts';
 import { nextStep } from '../domain/schedule.ts';
 import { deliveryHeaders, signingKeysOf, type SigningSecrets } from '../domain/signatures.ts';
 import { newAttemptId } from '../domain/ids.ts';
+import { BREAKER_OPEN_ERROR, notStartedError } from '../domain/unsent.ts';
 import type { EarlyRecord } from '../fanout/early-start.ts';
 import type { Handoff, Reservation } from '../fanout/fanout.ts';
 import { claimDue, claimOverdue, msUntilNextDue, recordAttempts, releaseLease, type AttemptCompletion, type ClaimedDelivery, type UnreportedOutcome } from '../storage/deliveries.ts';
@@ -107,12 +108,6 @@ interface Admission extends Waiting {
   resolve: (taken: boolean) => void;
 }
 
-/** The log's error for an attempt an open breaker failed. */
-export const BREAKER_OPEN_ERROR = 'circuit breaker open: recent attempts to this endpoint timed out or could not connect; no request sent';
-/** The log's error for an attempt that could not start in time. */
-export const notStartedError = (inFlight: number, timeoutMs: number): string =>
-  `not sent: the endpoint's ${inFlight} connection slots were busy with unanswered requests for ${timeoutMs} ms`;
-
 /** Claimed and handed-over rows are stored already. */
 const STORED = Promise.resolve(true);
 /** How often waiting admissions are checked against their deadline and their endpoint's state. */
@@ -162,7 +157,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
    * leases expire and their outcomes reported again (at least once, as the reporter does).
    */
   async function reportedFirst(items: AttemptCompletion[]): Promise<AttemptCompletion[]> {
-    const reportable = (c: AttemptCompletion) => c.next.status === 'delivered' || c.next.status === 'failed';
+    const reportable = (c: AttemptCompletion) => !c.reported && (c.next.status === 'delivered' || c.next.status === 'failed');
     const finals = items.filter(reportable);
     if (finals.length === 0) return items;
     try {

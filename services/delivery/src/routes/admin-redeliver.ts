@@ -1,0 +1,31 @@
+import { conflict, notFound, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { newDeliveryId } from '../domain/ids.ts';
+import { insertOperatorDeliveries, loggedAttempt } from '../storage/operator-deliveries.ts';
+import type { Registration } from './context.ts';
+import { operatorEndpoint } from './webhook-lookup.ts';
+
+/**
+ * POST /admin/v1/webhooks/:id/deliveries/:deliveryId/redeliver: the envelope a logged attempt
+ * sent goes again as a new delivery (same envelope id, the usual retries), whatever the first
+ * outcome was. 202 `{eventId, deliveryId}`: `deliveryId` is the X-Service-Delivery of the new
+ * delivery's first attempt. 404 for an attempt this endpoint's log does not hold, 409 while
+ * the endpoint is disabled.
+ */
+export const adminRedeliver: Registration = (app, ctx) => {
+  app.post('/admin/v1/webhooks/:id/deliveries/:deliveryId/redeliver', async (req, res) => {
+    requireAdmin(req);
+    const endpointId = pathId(req.params.id, 'webhook');
+    const attemptId = pathId(req.params.deliveryId, 'delivery');
+    const logged = await loggedAttempt(ctx.db, endpointId, attemptId);
+    if (!logged) throw notFound('delivery', attemptId);
+    const endpoint = await operatorEndpoint(ctx, endpointId, true);
+    if (logged.body === null) throw conflict(`The envelope of delivery '${attemptId}' is no longer kept, so it cannot be sent again.`);
+    const id = newDeliveryId();
+    await insertOperatorDeliveries(ctx.db, {
+      rows: [{ id, eventId: logged.event_id, eventType: logged.event_type, endpointId, orgId: endpoint.orgId, url: endpoint.url, trigger: 'redeliver' }],
+      channel: ctx.channel,
+    });
+    ctx.logger.info({ endpointId, eventId: logged.event_id, deliveryId: id }, 'redelivery queued');
+    sendJson(req, res, 202, { eventId: logged.event_id, deliveryId: id });
+  });
+};

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { EMITTED_EVENT_TYPES } from '@preflight/contract';
+import { sampleEnvelope } from '@preflight/events';
+import { parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { newDeliveryId, newTestEventId } from '../domain/ids.ts';
+import { insertOperatorDeliveries } from '../storage/operator-deliveries.ts';
+import type { Registration } from './context.ts';
+import { operatorEndpoint } from './webhook-lookup.ts';
+
+const TestSendSchema = z.object({
+  eventType: z.enum(EMITTED_EVENT_TYPES, { error: `eventType must be an emitted event: ${EMITTED_EVENT_TYPES.join(', ')}.` }),
+});
+
+/**
+ * POST /admin/v1/webhooks/:id/test `{eventType}`: the event's sample envelope (as
+ * GET /api/v1/events/{eventKey}/sample builds it) with a fresh id and time goes through the
+ * real pipeline (signed, logged, retried). Allowed on a disabled endpoint, whatever its
+ * filter; its outcome never counts towards disabling. 202 `{eventId, deliveryId}`.
+ */
+export const adminTestSend: Registration = (app, ctx) => {
+  app.post('/admin/v1/webhooks/:id/test', async (req, res) => {
+    requireAdmin(req);
+    const endpointId = pathId(req.params.id, 'webhook');
+    const { eventType } = parseBody(TestSendSchema, req.body);
+    const endpoint = await operatorEndpoint(ctx, endpointId, false);
+    const eventId = newTestEventId();
+    const envelope = { ...sampleEnvelope(eventType)!, id: eventId, occurredAt: new Date().toISOString() };
+    const id = newDeliveryId();
+    await insertOperatorDeliveries(ctx.db, {
+      rows: [{ id, eventId, eventType, endpointId, orgId: endpoint.orgId, url: endpoint.url, trigger: 'test' }],
+      envelope: { eventId, eventType, body: JSON.stringify(envelope) },
+      channel: ctx.channel,
+    });
+    ctx.logger.info({ endpointId, eventType, deliveryId: id }, 'test send queued');
+    sendJson(req, res, 202, { eventId, deliveryId: id });
+  });
+};
