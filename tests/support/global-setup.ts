@@ -7,9 +7,13 @@ declare module 'vitest' {
   }
 }
 
-/** One running system shared by the end-to-end files; each test makes its own organisation. */
+/**
+ * One running system shared by the end-to-end files; each test makes its own organisation.
+ * The delivery service runs as the chart's 2 replicas: what one replica learns (a breaker, an
+ * endpoint change) must reach the other.
+ */
 export default async function setup(project: TestProject) {
-  const sys = await startSystem();
+  const sys = await startSystem({}, { replicas: { delivery: 2 } });
   project.provide('system', { gatewayUrl: sys.gatewayUrl, adminToken: sys.adminToken, serviceUrls: sys.serviceUrls });
   return async () => {
     await sys.stop();

@@ -54,14 +54,15 @@ export const deliveryConfigShape = {
   DELIVERY_POLL_INTERVAL_MS: env.int(1_000, { min: 10, max: 60_000 }),
 
   // Per-endpoint circuit breaker (opossum): opens when more than ERROR_PERCENT of at least
-  // VOLUME_THRESHOLD attempts in the rolling window failed with a timeout, a connection error
-  // or a 5xx; half-opens after RESET_MS and lets one attempt through.
+  // VOLUME_THRESHOLD attempts in the rolling window got no HTTP answer (a timeout, a connection
+  // error); half-opens after RESET_MS and lets one attempt through. Attempts due while it is
+  // open fail at once without a request.
   DELIVERY_BREAKER_RESET_MS: env.int(30_000, { min: 10, max: 3_600_000 }),
   DELIVERY_BREAKER_VOLUME_THRESHOLD: env.int(5, { min: 1, max: 10_000 }),
   DELIVERY_BREAKER_ERROR_PERCENT: env.int(50, { min: 1, max: 100 }),
   DELIVERY_BREAKER_WINDOW_MS: env.int(60_000, { min: 1_000, max: 3_600_000 }),
 
-  // The delivery log (attempts, and envelopes kept for retries) is kept this many days; 0 keeps
+  // The delivery log (attempts, and the envelopes kept for redeliveries) is kept this many days; 0 keeps
   // it forever. Each replica sweeps every SWEEP_MS (the first time after a random part of it).
   DELIVERY_LOG_RETENTION_DAYS: env.int(30, { min: 0, max: 3_650 }),
   DELIVERY_LOG_RETENTION_SWEEP_MS: env.int(600_000, { min: 1_000, max: 86_400_000 }),
