@@ -6,7 +6,7 @@
  * machine. In the delivery service that first stack was read when a hanging endpoint's first
  * attempts timed out (undici reads the abort error's stack as it destroys the socket): each
  * replica's event loop stood still for ~30 ms, and the healthy endpoints' p99 over those
- * seconds rose from 5–9 ms to 11–81 ms (docs/benchmarks.md, "2026-11-25 morning, later").
+ * seconds rose from 5–9 ms to 11–81 ms (docs/benchmarks-history.md, "2026-11-25 morning, later").
  * Call it from main.ts, before the service starts listening; without source maps it does
  * nothing.
  */

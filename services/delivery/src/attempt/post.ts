@@ -31,7 +31,7 @@ type Resolve = (result: PostResult) => void;
 /**
  * The answer of one POST, taken chunk by chunk as undici hands it over (its dispatch API):
  * no response stream and no promise per chunk. `request()` with its body stream cost about
- * twice the CPU per request on this machine (docs/benchmarks.md, "2026-11-24 late night"), in
+ * twice the CPU per request on this machine (docs/benchmarks-history.md, "2026-11-24 late night"), in
  * a process that spends most of its time sending.
  */
 class ResponseCapture implements Dispatcher.DispatchHandler {
