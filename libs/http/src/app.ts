@@ -2,13 +2,10 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import type { Logger } from '@preflight/log';
 import { AppError } from './errors.ts';
+import { jsonBodies } from './json-body.ts';
 import { httpMetrics } from './metrics.ts';
-import { problemHandler, sendProblem } from './problem.ts';
+import { DEFAULT_RETRY_AFTER_SECONDS, problemHandler, sendProblem } from './problem.ts';
 import { traceMiddleware } from './trace.ts';
-
-/** Request media types the contract accepts (spec section 4). */
-export const JSON_MEDIA_TYPES = ['application/json', 'text/json', 'application/*+json'];
-export const DEFAULT_BODY_LIMIT = 256 * 1024;
 
 export type ReadinessCheck = () => Promise<void>;
 
@@ -18,7 +15,7 @@ export interface AppOptions {
   registry: Registry;
   /** Dependencies that must answer before the process takes traffic (`/readyz`). */
   readiness?: Record<string, ReadinessCheck>;
-  /** Leave bodies unparsed (the gateway streams them through to the services). */
+  /** Leave bodies unparsed (the gateway reads them itself, under a deadline, per route). */
   rawBodies?: boolean;
   bodyLimitBytes?: number;
   trustProxy?: boolean | number | string;
@@ -28,20 +25,6 @@ export interface ServiceApp {
   app: Express;
   /** Flip `/readyz` to 503 so load balancers drain this process before it stops. */
   markDraining(): void;
-}
-
-/** Rejects bodies in media types we do not read (415), then parses JSON ones. */
-export function jsonBodies(limit = DEFAULT_BODY_LIMIT): RequestHandler[] {
-  const requireJsonType: RequestHandler = (req, _res, next) => {
-    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-    if (hasBody && !req.is(JSON_MEDIA_TYPES)) {
-      const got = req.headers['content-type'] ?? 'none';
-      next(new AppError('unsupported_media_type', `Content-Type '${got}' is not supported; send application/json, text/json or application/*+json.`));
-      return;
-    }
-    next();
-  };
-  return [requireJsonType, express.json({ type: JSON_MEDIA_TYPES, limit, strict: false })];
 }
 
 function requestLog(logger: Logger): RequestHandler {
@@ -72,12 +55,18 @@ export function createApp(opts: AppOptions, mount: (app: Express) => void): Serv
   app.set('query parser', 'simple');
   if (opts.trustProxy !== undefined) app.set('trust proxy', opts.trustProxy);
 
+  // First, so health, metrics and every problem carry it too: no browser sniffs a JSON body into HTML.
+  app.use((_req, res, next) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    next();
+  });
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
   app.get('/readyz', async (_req, res) => {
     if (draining) {
-      res.status(503).json({ status: 'draining' });
+      res.status(503).setHeader('Retry-After', String(DEFAULT_RETRY_AFTER_SECONDS));
+      res.json({ status: 'draining' });
       return;
     }
     const checks: Record<string, string> = {};
@@ -93,6 +82,7 @@ export function createApp(opts: AppOptions, mount: (app: Express) => void): Serv
         }
       }),
     );
+    if (!ok) res.setHeader('Retry-After', String(DEFAULT_RETRY_AFTER_SECONDS));
     res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'unavailable', checks });
   });
   app.get('/metrics', async (_req, res) => {

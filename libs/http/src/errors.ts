@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'not_found'
   | 'method_not_allowed'
+  | 'request_timeout'
   | 'conflict'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -31,6 +32,7 @@ export const ERROR_KINDS = {
   forbidden: { status: 403, title: 'Access denied.' },
   not_found: { status: 404, title: 'Not found.' },
   method_not_allowed: { status: 405, title: 'Method not allowed.' },
+  request_timeout: { status: 408, title: 'Request timeout.' },
   conflict: { status: 409, title: 'Conflict.' },
   payload_too_large: { status: 413, title: 'Payload too large.' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type.' },

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from '@preflight/log';
 import { currentTrace } from '@preflight/log';
+import { isDependencyOutage } from './dependency-errors.ts';
 import { AppError, ERROR_KINDS, problemType, type ErrorCode } from './errors.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
@@ -30,8 +31,15 @@ export function problemBody(err: AppError, instance: string | null): ProblemBody
   };
 }
 
+/** A 503 without a more precise hint: retrying after a second is safe and soon enough. */
+export const DEFAULT_RETRY_AFTER_SECONDS = 1;
+
 export function sendProblem(req: Request, res: Response, err: AppError): void {
   for (const [name, value] of Object.entries(err.extra.headers ?? {})) res.setHeader(name, value);
+  // Every 503 tells the client when a retry makes sense (docs/reliability.md).
+  if (err.status === 503 && !res.hasHeader('Retry-After')) res.setHeader('Retry-After', String(DEFAULT_RETRY_AFTER_SECONDS));
+  // Answered before the body arrived whole: what is left of it must not hold the connection.
+  if (!req.complete) res.setHeader('Connection', 'close');
   res.status(err.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problemBody(err, req.originalUrl.split('?')[0] ?? null)));
 }
 
@@ -51,6 +59,7 @@ function fromFrameworkError(err: unknown): AppError | undefined {
     case 'request.aborted':
       return new AppError('bad_request', 'The request was aborted by the client.');
     default:
+      if (isDependencyOutage(err)) return new AppError('dependency_unavailable', 'A store this request needs is unavailable just now; retry shortly.');
       return undefined;
   }
 }

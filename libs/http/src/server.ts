@@ -17,6 +17,20 @@ export interface ServeOptions {
   exitOnShutdown?: boolean;
 }
 
+/**
+ * How long a client may take, on every service's port. Node's defaults held a slow-header
+ * connection 66 s and a trickled body 300 s; the limits are checked every second, not every 30.
+ */
+export const SERVER_TIMEOUTS = {
+  /** From the first byte of a request to the end of its headers: 408 and closed after. */
+  headersMs: 10_000,
+  /** From the first byte of a request to the end of its body. */
+  requestMs: 30_000,
+  /** An idle keep-alive connection; longer than load balancers' idle timeouts (60 s), so they close first. */
+  keepAliveMs: 65_000,
+  checkIntervalMs: 1_000,
+} as const;
+
 export interface RunningServer {
   server: Server;
   port: number;
@@ -44,7 +58,14 @@ export function createAppServer(app: Express): Server {
   }
   AppResponse.prototype = app.response;
   return createServer(
-    { IncomingMessage: AppRequest as unknown as typeof IncomingMessage, ServerResponse: AppResponse as unknown as typeof ServerResponse },
+    {
+      IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
+      ServerResponse: AppResponse as unknown as typeof ServerResponse,
+      headersTimeout: SERVER_TIMEOUTS.headersMs,
+      requestTimeout: SERVER_TIMEOUTS.requestMs,
+      keepAliveTimeout: SERVER_TIMEOUTS.keepAliveMs,
+      connectionsCheckingInterval: SERVER_TIMEOUTS.checkIntervalMs,
+    },
     app,
   );
 }
@@ -61,9 +82,6 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     s.once('error', reject);
     s.listen(opts.port, opts.host ?? '0.0.0.0', () => resolve(s));
   });
-  // Longer than typical load-balancer idle timeouts, so the balancer closes idle sockets first.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   logger.info({ port }, 'listening');

@@ -7,9 +7,12 @@ export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID.test(value);
 }
 
-/** Turns zod issues into the `errors` map of a validation problem: field path → messages. */
+/**
+ * Turns zod issues into the `errors` map of a validation problem: field path → messages.
+ * Null-prototype, because the paths are the client's property names (`constructor`, `__proto__`).
+ */
 export function fieldErrors(error: z.ZodError): FieldErrors {
-  const errors: FieldErrors = {};
+  const errors: FieldErrors = Object.create(null);
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   for (const issue of error.issues) {
     const path = issue.path.map(String).join('.');

@@ -7,6 +7,7 @@ import { adminAuthenticator } from './auth/admin-token.ts';
 import { KeyCache } from './auth/key-cache.ts';
 import { LastUsedRecorder } from './auth/last-used.ts';
 import { trustProxySetting, type GatewayConfig } from './config.ts';
+import { PerKeyInFlight } from './limits/slots.ts';
 import { gatewayMetrics } from './metrics.ts';
 import { migrations } from './migrations/index.ts';
 import { createUpstreams, DEFAULT_BREAKER, type BreakerOptions } from './proxy/upstreams.ts';
@@ -90,6 +91,7 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
           metrics,
           upstreams,
           policy,
+          inFlight: new PerKeyInFlight(config.KEY_CONCURRENCY_MAX),
           admitKey: apiKeyAdmission({
             authenticate: apiKeyAuthenticator({ db: database.db, cache: keyCache, lastUsed, metrics, logger }),
             limiter,

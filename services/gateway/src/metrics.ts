@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'admin_token_invalid';
-export type UpstreamOutcome = 'success' | 'client_error' | 'server_error' | 'error' | 'timeout' | 'breaker_open';
+export type UpstreamOutcome = 'success' | 'client_error' | 'server_error' | 'error' | 'timeout' | 'breaker_open' | 'queue_timeout';
 
 /** The gateway's own metrics, on the process registry next to the HTTP ones from libs/http. */
 export function gatewayMetrics(registry: Registry) {
@@ -15,6 +15,11 @@ export function gatewayMetrics(registry: Registry) {
     rateLimited: new Counter({
       name: 'gateway_rate_limited_total',
       help: 'Requests refused with 429 by the per-key rate limit.',
+      registers: [registry],
+    }),
+    concurrencyLimited: new Counter({
+      name: 'gateway_key_concurrency_limited_total',
+      help: 'Requests refused with 429 because their API key already had the most requests in flight.',
       registers: [registry],
     }),
     rateLimiterDegraded: new Gauge({

@@ -66,11 +66,36 @@ export interface UpstreamStub {
   status: number;
   /** While true, answers send their headers and part of the body, then the connection is cut. */
   cut: boolean;
+  /** While true, requests are recorded but not answered until `hang` goes false again (see `release`). */
+  hang: boolean;
+  /** Answers every request held by `hang`, and stops holding new ones. */
+  release(): void;
+  /** Requests held by `hang` right now. */
+  held(): number;
   close(): Promise<void>;
+  /** Stops listening and cuts every connection: the service is down (connections refused). */
+  stop(): Promise<void>;
+  /** Listens again on the same port. */
+  start(): Promise<void>;
 }
 
 export async function startUpstreamStub(): Promise<UpstreamStub> {
-  const stub: UpstreamStub = { url: '', requests: [], status: 200, cut: false, close: async () => undefined };
+  const heldAnswers: Array<() => void> = [];
+  const stub: UpstreamStub = {
+    url: '',
+    requests: [],
+    status: 200,
+    cut: false,
+    hang: false,
+    release: () => {
+      stub.hang = false;
+      for (const answer of heldAnswers.splice(0)) answer();
+    },
+    held: () => heldAnswers.length,
+    close: async () => undefined,
+    stop: async () => undefined,
+    start: async () => undefined,
+  };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -83,14 +108,25 @@ export async function startUpstreamStub(): Promise<UpstreamStub> {
         setTimeout(() => res.socket?.destroy(), 20);
         return;
       }
-      res.writeHead(stub.status, { 'content-type': 'application/json; charset=utf-8', 'x-upstream-secret': 'internal' });
-      res.end(JSON.stringify({ echoed: { method: recorded.method, url: recorded.url, body: recorded.body } }));
+      const answer = () => {
+        res.writeHead(stub.status, { 'content-type': 'application/json; charset=utf-8', 'x-upstream-secret': 'internal' });
+        res.end(JSON.stringify({ echoed: { method: recorded.method, url: recorded.url, body: recorded.body } }));
+      };
+      if (stub.hang) heldAnswers.push(answer);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
-  stub.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const port = typeof address === 'object' && address ? address.port : 0;
+  stub.url = `http://127.0.0.1:${port}`;
   stub.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  stub.stop = async () => {
+    const closed = stub.close();
+    server.closeAllConnections();
+    await closed;
+  };
+  stub.start = () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return stub;
 }
 

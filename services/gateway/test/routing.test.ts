@@ -15,10 +15,16 @@ describe('route matching', () => {
   });
 
   it('tells a wrong method (405 with the allowed ones) from an unknown path (404)', () => {
-    expect(matchRoute(routes, 'DELETE', `/api/v1/campaigns/${id}/issues`)).toEqual({ kind: 'method_not_allowed', allow: ['GET', 'POST'] });
+    expect(matchRoute(routes, 'DELETE', `/api/v1/campaigns/${id}/issues`)).toEqual({ kind: 'method_not_allowed', allow: ['GET', 'HEAD', 'POST'] });
     expect(matchRoute(routes, 'GET', '/api/v1/nothing')).toEqual({ kind: 'not_found' });
     expect(matchRoute(routes, 'GET', `/api/v1/campaigns/${id}/issues/extra`)).toEqual({ kind: 'not_found' });
     expect(matchRoute(routes, 'GET', '/api/v1/campaigns//issues')).toEqual({ kind: 'not_found' });
+  });
+
+  it('matches HEAD as GET, and never to a route of another method', () => {
+    const m = matchRoute(routes, 'HEAD', `/api/v1/issues/${id}`);
+    expect(m.kind === 'found' && m.route.method).toBe('GET');
+    expect(matchRoute(routes, 'HEAD', '/api/v1/webhooks/' + id)).toEqual({ kind: 'method_not_allowed', allow: ['DELETE'] });
   });
 
   it('tolerates one trailing slash and decodes parameters', () => {

@@ -1,34 +1,13 @@
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
-import getRawBody from 'raw-body';
 import { AppError, type Caller } from '@preflight/http';
 import type { Logger } from '@preflight/log';
+import { QueueDeadlineExceeded } from '../limits/slots.ts';
 import type { GatewayMetrics, UpstreamOutcome } from '../metrics.ts';
 import { clientResponseHeaders, upstreamRequestHeaders } from './headers.ts';
 import type { Upstream, UpstreamResponse } from './upstreams.ts';
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
-
-/**
- * Bodies of at most this many bytes (a declared Content-Length) are read whole before they are
- * forwarded, so that undici writes them with the request head in one write; streamed, the head
- * and each chunk were writes of their own, and the stream plumbing cost more than the copy.
- * Larger or chunked bodies stream through (the service enforces its own size limit either way).
- * Read with raw-body (express's own body reader, plain listeners): `node:stream/consumers`
- * did the same through an async iterator and a Blob, ~4 % of the gateway's allocations.
- */
-const BUFFERED_BODY_MAX_BYTES = 64 * 1024;
-
-/**
- * What to send upstream as the body: none, the bytes read whole, or the request stream.
- * Rejects when the client's body fails or the connection ends before the body does.
- */
-async function upstreamBody(req: Request): Promise<Buffer | Readable | undefined> {
-  if (req.headers['transfer-encoding'] !== undefined) return req;
-  const length = Number(req.headers['content-length'] ?? 0);
-  if (!(length > 0)) return undefined;
-  return length <= BUFFERED_BODY_MAX_BYTES ? getRawBody(req, { length }) : req;
-}
 
 function outcomeOf(status: number): UpstreamOutcome {
   if (status >= 500) return 'server_error';
@@ -37,16 +16,44 @@ function outcomeOf(status: number): UpstreamOutcome {
 }
 
 /**
- * Forwards the request as is (method, path and query, body stream) with the caller's identity
- * and the trace, then streams the service's answer back. Headers the gateway already set on
- * `res` (rate limits, trace id) stay. No answer at all — refused, reset, timed out, or the
- * breaker open — is a 503 naming the service, never a stack trace.
+ * Forwards the request as is (method, path and query, the body already read whole) with the
+ * caller's identity and the trace, then streams the service's answer back. Headers the gateway
+ * already set on `res` (rate limits, trace id) stay. A request holds one of the upstream's
+ * connection slots from before it is sent until its answer is relayed; one that waits longer
+ * than `queueDeadlineMs` for a slot is a 503. No answer at all — refused, reset, timed out, or
+ * the breaker open — is a 503 naming the service, never a stack trace.
  */
 export async function forward(
   req: Request,
   res: Response,
   upstream: Upstream,
   caller: Caller,
+  body: Buffer | undefined,
+  deps: { metrics: GatewayMetrics; logger: Logger; queueDeadlineMs: number },
+): Promise<void> {
+  let release: () => void;
+  try {
+    release = await upstream.slots.acquire(deps.queueDeadlineMs);
+  } catch (err) {
+    if (!(err instanceof QueueDeadlineExceeded)) throw err;
+    deps.metrics.upstreamRequests.inc({ upstream: upstream.name, outcome: 'queue_timeout' });
+    throw new AppError('upstream_unavailable', `The ${upstream.name} service is busy: no connection to it freed up within ${deps.queueDeadlineMs / 1000} s. Try again shortly.`, {
+      service: upstream.name,
+    });
+  }
+  try {
+    await send(req, res, upstream, caller, body, deps);
+  } finally {
+    release();
+  }
+}
+
+async function send(
+  req: Request,
+  res: Response,
+  upstream: Upstream,
+  caller: Caller,
+  body: Buffer | undefined,
   deps: { metrics: GatewayMetrics; logger: Logger },
 ): Promise<void> {
   const abort = new AbortController();
@@ -54,15 +61,7 @@ export async function forward(
     if (!res.writableFinished) abort.abort();
   };
   res.on('close', onClose);
-
-  let body: Buffer | Readable | undefined;
-  try {
-    body = await upstreamBody(req);
-  } catch (err) {
-    res.off('close', onClose);
-    if (abort.signal.aborted || req.destroyed) return; // the caller left mid-body; nobody to answer
-    throw err;
-  }
+  if (res.destroyed) abort.abort(); // the caller left while this request waited for a slot
 
   const started = process.hrtime.bigint();
   let answer: UpstreamResponse;
@@ -78,6 +77,7 @@ export async function forward(
       () => abort.signal.aborted,
     );
   } catch (err) {
+    res.off('close', onClose);
     if (abort.signal.aborted) return; // the caller left; nobody to answer
     const code = (err as { code?: string }).code ?? '';
     const outcome: UpstreamOutcome = code === 'EOPENBREAKER' ? 'breaker_open' : TIMEOUT_CODES.has(code) ? 'timeout' : 'error';

@@ -2,6 +2,7 @@ import CircuitBreaker from 'opossum';
 import { Pool, type Dispatcher } from 'undici';
 import type { Logger } from '@preflight/log';
 import type { GatewayConfig } from '../config.ts';
+import { Slots } from '../limits/slots.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 
 /** The services the gateway forwards to. Adding one: a name here, its URL in config. */
@@ -13,6 +14,8 @@ export type UpstreamResponse = Dispatcher.ResponseData;
 
 export interface Upstream {
   name: UpstreamName;
+  /** One per pooled connection: a request holds one from before it is sent until it is relayed. */
+  slots: Slots;
   /** Sends through this upstream's breaker; rejects with code EOPENBREAKER while it is open. */
   request(opts: UpstreamRequest, callerAborted: () => boolean): Promise<UpstreamResponse>;
   close(): Promise<void>;
@@ -26,15 +29,23 @@ export interface BreakerOptions {
   /** Calls in the rolling window before the percentage is considered at all. */
   volumeThreshold: number;
   rollingCountTimeoutMs: number;
-  /** How long the breaker stays open before one trial call is let through. */
+  /**
+   * How long the breaker stays open before one trial call is let through (half-open): a
+   * trial that gets an answer closes it, a failed one opens it again for as long.
+   */
   resetTimeoutMs: number;
 }
 
+/**
+ * Open for 1 s at a time: a restarted service takes traffic again at most ~1 s after it is
+ * ready (10 s had doubled a 6 s restart outage), and a dead one costs one refused connection
+ * per second. Callers are told `Retry-After: 1` meanwhile.
+ */
 export const DEFAULT_BREAKER: BreakerOptions = {
   errorThresholdPercentage: 50,
   volumeThreshold: 5,
   rollingCountTimeoutMs: 10_000,
-  resetTimeoutMs: 10_000,
+  resetTimeoutMs: 1_000,
 };
 
 function upstreamUrl(config: GatewayConfig, name: UpstreamName): string {
@@ -56,7 +67,7 @@ export function createUpstreams(
   const make = (name: UpstreamName): Upstream => {
     const origin = new URL(upstreamUrl(config, name)).origin;
     const pool = new Pool(origin, {
-      connections: 64,
+      connections: config.UPSTREAM_CONNECTIONS,
       keepAliveTimeout: 30_000,
       connectTimeout: Math.min(config.UPSTREAM_TIMEOUT_MS, 5_000),
       headersTimeout: config.UPSTREAM_TIMEOUT_MS,
@@ -93,6 +104,7 @@ export function createUpstreams(
     });
     return {
       name,
+      slots: new Slots(config.UPSTREAM_CONNECTIONS),
       request: (opts, callerAborted) => breaker.fire(opts, callerAborted),
       close: async () => {
         breaker.shutdown();

@@ -1,9 +1,11 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError, jsonBodies, type Caller } from '@preflight/http';
+import { AppError, DEFAULT_BODY_LIMIT, jsonBodies, type Caller } from '@preflight/http';
 import type { Logger } from '@preflight/log';
 import type { KeyAdmission } from '../auth/api-key-auth.ts';
+import type { PerKeyInFlight } from '../limits/slots.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { forward } from '../proxy/forward.ts';
+import { readBody, refuseFromHead, withinReadDeadline } from '../proxy/request-body.ts';
 import type { Upstream, UpstreamName } from '../proxy/upstreams.ts';
 import { rateLimitedDetail, rateLimitHeaders } from '../rate-limit/headers.ts';
 import type { RateLimitDecision, RateLimitPolicy } from '../rate-limit/policy.ts';
@@ -20,6 +22,8 @@ export interface DispatchDeps extends GatewayDeps {
   authenticateAdmin: (req: Request) => void;
   policy: RateLimitPolicy;
   logger: Logger;
+  /** Requests in flight per API key (KEY_CONCURRENCY_MAX). */
+  inFlight: PerKeyInFlight;
 }
 
 const parseJson = jsonBodies();
@@ -37,11 +41,13 @@ function runMiddleware(handlers: RequestHandler[], req: Request, res: Response):
 /**
  * The gateway's whole request path, driven by the route table:
  *
- *   match (404, or 405 with Allow) → authenticate (401) → rate limit (429) → scope (403) → target
+ *   match (404, or 405 with Allow) → request head (400, 413) → authenticate (401)
+ *   → rate limit (429) → scope (403) → key concurrency (429) → body (408, 413) → target (503)
  *
  * The rate limit comes before the scope check on purpose: a call refused for its scope still
  * counts against the key, so every response to an authenticated /api/v1 call carries the
  * rate-limit headers and a key cannot probe scopes for free. Admin calls are not rate-limited.
+ * Bodies are read whole, under a deadline, before anything goes upstream (docs/reliability.md).
  */
 export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): RequestHandler {
   const compiled = compileRoutes(routes);
@@ -55,6 +61,7 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
     }
     const { route, params } = match;
     res.locals.routeLabel = route.pattern;
+    refuseFromHead(req, DEFAULT_BODY_LIMIT);
 
     let caller: Caller | undefined;
     let key: KeyIdentity | undefined;
@@ -65,21 +72,45 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
       if (route.scope !== 'any' && !key.scopes.includes(route.scope)) {
         throw new AppError('forbidden', `The API key does not carry the required scope '${route.scope}'.`, { requiredScope: route.scope });
       }
+      holdKeyPlace(deps, key.keyId, res);
       caller = { kind: 'api-key', orgId: key.orgId, keyId: key.keyId, keyName: key.keyName };
     } else if (route.auth === 'admin') {
       deps.authenticateAdmin(req);
       caller = { kind: 'admin' };
     }
 
+    const bodyDeadlineMs = deps.config.REQUEST_BODY_TIMEOUT_MS;
     if ('local' in route) {
-      if (route.auth === 'admin') await runMiddleware(parseJson, req, res);
+      if (route.auth === 'admin') await withinReadDeadline(bodyDeadlineMs, runMiddleware(parseJson, req, res));
       await route.local.handle({ req, res, params, key, deps });
       return;
     }
     if (route.auth === 'admin' && params.orgId !== undefined) await existingOrgId(deps.db, params.orgId);
     if (!caller) throw new Error(`route ${route.method} ${route.pattern} forwards without a caller`);
-    await forward(req, res, deps.upstreams[route.upstream], caller, deps);
+    let body: Buffer | undefined;
+    try {
+      body = await readBody(req, DEFAULT_BODY_LIMIT, bodyDeadlineMs);
+    } catch (err) {
+      if (req.destroyed) return; // the caller left mid-body; nobody to answer
+      throw err;
+    }
+    await forward(req, res, deps.upstreams[route.upstream], caller, body, { ...deps, queueDeadlineMs: deps.config.UPSTREAM_QUEUE_TIMEOUT_MS });
   };
+}
+
+/**
+ * Takes one of the key's in-flight places until the response is done or the client gone, so
+ * no single key can hold more than KEY_CONCURRENCY_MAX of the gateway's and upstreams' capacity.
+ */
+function holdKeyPlace(deps: DispatchDeps, keyId: string, res: Response): void {
+  const release = deps.inFlight.tryEnter(keyId);
+  if (!release) {
+    deps.metrics.concurrencyLimited.inc();
+    throw new AppError('rate_limited', `More than ${deps.inFlight.max} requests of this API key are in flight at once. Retry after 1 second.`, {
+      headers: { 'Retry-After': '1' },
+    });
+  }
+  res.once('close', release);
 }
 
 function enforceRateLimit(deps: DispatchDeps, decision: RateLimitDecision, res: Response): void {

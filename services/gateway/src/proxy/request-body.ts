@@ -1,0 +1,61 @@
+import type { Request } from 'express';
+import getRawBody from 'raw-body';
+import { AppError, declaresBody } from '@preflight/http';
+
+/** Methods whose requests carry no body in this API; one that declares a body is refused. */
+const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'DELETE']);
+
+/**
+ * Refusals decided from the request head alone, before authentication and before any byte of
+ * the body is read, so a declared body can never hold the gateway or an upstream:
+ * two Authorization headers (Node keeps the first silently), a body on GET/HEAD/DELETE, and a
+ * declared Content-Length above the limit. Each answer closes the connection.
+ */
+export function refuseFromHead(req: Request, limitBytes: number): void {
+  const close = { Connection: 'close' };
+  let authorizations = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'authorization') authorizations++;
+  if (authorizations > 1) {
+    throw new AppError('bad_request', `The request carries ${authorizations} Authorization headers; send exactly one.`, { headers: close });
+  }
+  if (!declaresBody(req.headers)) return;
+  if (BODYLESS_METHODS.has(req.method)) {
+    throw new AppError('bad_request', `A ${req.method} request has no body here; this one declares one (Content-Length or Transfer-Encoding).`, { headers: close });
+  }
+  if (Number(req.headers['content-length'] ?? 0) > limitBytes) {
+    throw new AppError('payload_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`, { headers: close });
+  }
+}
+
+/**
+ * Settles like `reading`, unless the body is not all there within `deadlineMs`: then 408, and
+ * the connection closes after the answer (which ends the read too; nobody waits for it).
+ */
+export async function withinReadDeadline<T>(deadlineMs: number, reading: Promise<T>): Promise<T> {
+  reading.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new AppError('request_timeout', `The request body did not arrive within ${deadlineMs / 1000} s.`, { headers: { Connection: 'close' } })),
+      deadlineMs,
+    );
+  });
+  try {
+    return await Promise.race([reading, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The whole body, read before anything goes upstream (413 past `limitBytes`, 408 past the
+ * deadline), so a service only ever receives a complete body in one write.
+ * Read with raw-body (express's own body reader, plain listeners): `node:stream/consumers`
+ * did the same through an async iterator and a Blob, ~4 % of the gateway's allocations.
+ */
+export function readBody(req: Request, limitBytes: number, deadlineMs: number): Promise<Buffer | undefined> {
+  if (!declaresBody(req.headers)) return Promise.resolve(undefined);
+  const declared = req.headers['content-length'];
+  const length = declared !== undefined && req.headers['transfer-encoding'] === undefined ? Number(declared) : undefined;
+  return withinReadDeadline(deadlineMs, getRawBody(req, { length, limit: limitBytes }));
+}
