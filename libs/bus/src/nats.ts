@@ -23,8 +23,7 @@ export async function connectNats(opts: ConnectNatsOptions): Promise<NatsConnect
     reconnectTimeWait: 1_000,
     waitOnFirstConnect: true,
     // Otherwise every request (each JetStream publish of the relay) builds two Error objects up
-    // front to carry the caller's stack, used or not: ~9% of a relay process's CPU. Our logs
-    // carry the error message and the event, not the client's stack.
+    // front to carry the caller's stack, used or not; our logs carry the message and the event.
     noAsyncTraces: true,
   });
   const log = opts.logger.child({ component: 'nats' });

@@ -105,8 +105,7 @@ export async function enqueueEvents(trx: Kysely<any>, events: OutboxEvent[]): Pr
   const local: string[] = [];
   for (const r of localRelays) for (const pid of r.checkedOut) local.push(`${pid}:${r.schema}`);
   // A plain multi-row insert whose RETURNING carries the wake-up decision: a data-modifying
-  // CTE over unnest() did the same, but took Postgres noticeably longer to plan (producers
-  // committed 19–37% more transactions per second with this form in a 16-writer test).
+  // CTE over unnest() did the same but took Postgres longer to plan (libs/bus README).
   // Notifications of one transaction with the same channel and payload are folded into one.
   const values = sql.join(
     events.map((e, i) => sql`(${ids[i]}::uuid, ${e.subject}, ${e.type}, ${payloads[i]}::bytea, ${e.orgId ?? null}::uuid)`),

@@ -13,10 +13,8 @@ import { setFlagsFromString } from 'node:v8';
  * the old generation from then on. pg makes every query's result row array and row objects at
  * the same few sites, so after one such burst the containers of every later result were born
  * old, and everything they held (the rows, their strings and dates) survived each young GC
- * through them until the next full GC. Measured in the issue service after seeding 500
- * issues, listing 50 per request at 200/s: ~24 KB promoted per request, young GCs of 5–13 ms
- * and a full GC every few seconds; with pretenuring off, ~5 KB, 1 ms and none
- * (docs/benchmarks.md, 2026-11-24 night). The price: an object that does live long is copied
+ * through them until the next full GC (docs/benchmarks-history.md, "2026-11-24 night"). The
+ * price: an object that does live long is copied
  * once more before it is promoted, which the services' few long-lived caches hardly feel.
  */
 export const RUNTIME_V8_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring'];

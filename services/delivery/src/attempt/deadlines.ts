@@ -31,10 +31,9 @@ class Entry implements Deadline {
 }
 
 /**
- * Every attempt's deadline, all of the same length, in one list with one timer. Each attempt
- * used to make an AbortController and a timer of its own, and add and remove an abort
- * listener: ~4 % of the delivery process's CPU at saturation (docs/benchmarks-history.md, "2026-11-25"),
- * for deadlines that almost never fire. Deadlines of the same length expire in the order they
+ * Every attempt's deadline, all of the same length, in one list with one timer: a controller,
+ * timer and listener per attempt cost real CPU at saturation for deadlines that almost never
+ * fire (docs/benchmarks-history.md). Deadlines of the same length expire in the order they
  * were started, so the list is kept in that order by appending; clearing one unlinks it; the
  * timer is armed for the oldest, and re-armed for the next when it fires.
  */

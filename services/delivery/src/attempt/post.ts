@@ -30,9 +30,8 @@ type Resolve = (result: PostResult) => void;
 
 /**
  * The answer of one POST, taken chunk by chunk as undici hands it over (its dispatch API):
- * no response stream and no promise per chunk. `request()` with its body stream cost about
- * twice the CPU per request on this machine (docs/benchmarks-history.md, "2026-11-24 late night"), in
- * a process that spends most of its time sending.
+ * no response stream and no promise per chunk, in a process that spends most of its time
+ * sending (`request()` and its body stream cost far more; docs/benchmarks-history.md).
  */
 class ResponseCapture implements Dispatcher.DispatchHandler {
   #status: number | null = null;
