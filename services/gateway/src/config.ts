@@ -40,15 +40,18 @@ export const gatewayEnv = {
   /** How long an upstream gets to start answering (and between body chunks). */
   UPSTREAM_TIMEOUT_MS: env.int(15_000, { min: 1 }),
   /** Connections per upstream; requests beyond them queue (docs/reliability.md). */
-  UPSTREAM_CONNECTIONS: env.int(64, { min: 1, max: 1024 }),
+  UPSTREAM_CONNECTIONS: env.int(128, { min: 1, max: 1024 }),
   /** How long a request may wait for a connection to its upstream before a 503. */
   UPSTREAM_QUEUE_TIMEOUT_MS: env.int(5_000, { min: 1 }),
 
   // Hostile or slow clients (docs/reliability.md)
   /** How long a client gets to send a request body whole before a 408. */
   REQUEST_BODY_TIMEOUT_MS: env.int(10_000, { min: 1 }),
-  /** Requests one API key may have in flight at once; beyond it, 429 with `Retry-After: 1`. */
-  KEY_CONCURRENCY_MAX: env.int(32, { min: 1 }),
+  /**
+   * Requests one API key may have in flight at once; beyond it, 429 with `Retry-After: 1`.
+   * Half of UPSTREAM_CONNECTIONS, and above the 50 concurrent creates the acceptance tests make.
+   */
+  KEY_CONCURRENCY_MAX: env.int(64, { min: 1 }),
 };
 
 export type GatewayConfig = z.infer<z.ZodObject<typeof gatewayEnv>>;
