@@ -42,7 +42,7 @@ interface Operation {
 }
 
 const arrayOf = (schema: JsonSchema): JsonSchema => ({ type: 'array', items: schema });
-const BODY_PROBLEMS: ProblemName[] = ['BadRequest', 'PayloadTooLarge', 'UnsupportedMediaType', 'ValidationFailed'];
+const BODY_PROBLEMS: ProblemName[] = ['BadRequest', 'RequestTimeout', 'PayloadTooLarge', 'UnsupportedMediaType', 'ValidationFailed'];
 
 export const OPERATIONS: Operation[] = [
   {

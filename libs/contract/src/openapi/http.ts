@@ -136,6 +136,15 @@ export const PROBLEM_RESPONSES = {
     schema: 'ProblemDetails',
     rateLimited: true,
   },
+  RequestTimeout: {
+    status: 408,
+    code: 'request_timeout',
+    title: 'Request timeout.',
+    description: 'The request body did not arrive whole within the read deadline (10 s by default); the connection is closed. Send the body at once.',
+    detail: 'The request body did not arrive within 10000 ms.',
+    schema: 'ProblemDetails',
+    rateLimited: true,
+  },
   PayloadTooLarge: {
     status: 413,
     code: 'payload_too_large',
