@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { optionalText } from '@preflight/contract';
 import { conflict, notFound, parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
 import { allowedTransitions, refusedTransitionDetail, TARGET_STATUSES } from '../domain/campaign-lifecycle.ts';
-import { toPublicCampaign } from '../domain/campaign-shapes.ts';
+import { toPublicCampaign } from '../views/campaign-shapes.ts';
 import { changeCampaignStatus } from '../storage/campaign-changes.ts';
 import type { RegisterRoute } from './route.ts';
 

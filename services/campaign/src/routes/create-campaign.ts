@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { requiredText } from '@preflight/contract';
 import { notFound, parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
-import { toPublicCampaign } from '../domain/campaign-shapes.ts';
+import { toPublicCampaign } from '../views/campaign-shapes.ts';
 import { createCampaign } from '../storage/campaign-changes.ts';
 import type { RegisterRoute } from './route.ts';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { httpUrl, requiredText } from '@preflight/contract';
 import { parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
-import { toAdminSite } from '../domain/site-shape.ts';
+import { toAdminSite } from '../views/site-shape.ts';
 import { insertSite } from '../storage/sites.ts';
 import type { RegisterRoute } from './route.ts';
 

@@ -1,5 +1,5 @@
 import { notFound, pathId, requireAdmin, sendJson } from '@preflight/http';
-import { toPublicCampaign } from '../domain/campaign-shapes.ts';
+import { toPublicCampaign } from '../views/campaign-shapes.ts';
 import { findCampaign } from '../storage/campaigns.ts';
 import type { RegisterRoute } from './route.ts';
 

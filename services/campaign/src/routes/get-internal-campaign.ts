@@ -1,5 +1,5 @@
 import { notFound, pathId, sendJson } from '@preflight/http';
-import { toInternalCampaign } from '../domain/campaign-shapes.ts';
+import { toInternalCampaign } from '../views/campaign-shapes.ts';
 import { findCampaign } from '../storage/campaigns.ts';
 import type { RegisterRoute } from './route.ts';
 

@@ -1,6 +1,6 @@
 import { CampaignListQuerySchema } from '@preflight/contract';
 import { parseQuery, requireApiKey, sendJson } from '@preflight/http';
-import { toPublicCampaign } from '../domain/campaign-shapes.ts';
+import { toPublicCampaign } from '../views/campaign-shapes.ts';
 import { listCampaigns } from '../storage/campaigns.ts';
 import type { RegisterRoute } from './route.ts';
 

@@ -1,5 +1,5 @@
 import { pathId, requireAdmin, sendJson } from '@preflight/http';
-import { toAdminSite } from '../domain/site-shape.ts';
+import { toAdminSite } from '../views/site-shape.ts';
 import { listSites } from '../storage/sites.ts';
 import type { RegisterRoute } from './route.ts';
 

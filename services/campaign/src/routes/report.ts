@@ -1,5 +1,5 @@
 import { AppError, conflict, notFound, parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
-import { toAdminReport, toReportEntry } from '../domain/signoff-shapes.ts';
+import { toAdminReport, toReportEntry } from '../views/signoff-shapes.ts';
 import { addEntry, getReport, type AddEntry } from '../storage/report.ts';
 import type { RegisterRoute } from './route.ts';
 import { StampSchema, WaiverSchema } from './signoff-inputs.ts';

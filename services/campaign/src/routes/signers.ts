@@ -1,5 +1,5 @@
 import { conflict, notFound, parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
-import { toAdminSigner } from '../domain/signoff-shapes.ts';
+import { toAdminSigner } from '../views/signoff-shapes.ts';
 import { addSigner, listSigners, removeSigner } from '../storage/report.ts';
 import type { RegisterRoute } from './route.ts';
 import { PersonSchema } from './signoff-inputs.ts';

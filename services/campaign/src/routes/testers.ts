@@ -1,5 +1,5 @@
 import { notFound, parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
-import { toAdminTask, toAdminTester, toAdminTesterProgress } from '../domain/signoff-shapes.ts';
+import { toAdminTask, toAdminTester, toAdminTesterProgress } from '../views/signoff-shapes.ts';
 import { completeTask, createTask, createTester } from '../storage/testers.ts';
 import type { RegisterRoute } from './route.ts';
 import { CompleteTaskSchema, CreateTaskSchema, CreateTesterSchema } from './signoff-inputs.ts';

@@ -1,6 +1,6 @@
 import type { Kysely } from '@preflight/db';
 import { notFound } from '@preflight/http';
-import { toAdminIssue, type AdminIssue } from '../domain/issue-view.ts';
+import { toAdminIssue, type AdminIssue } from '../views/issue-view.ts';
 import { historyOf } from '../storage/issue-history.ts';
 import { findIssueDetail } from '../storage/issues.ts';
 import type { IssueDatabase } from '../storage/schema.ts';

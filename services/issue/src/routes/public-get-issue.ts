@@ -1,5 +1,5 @@
 import { notFound, pathId, requireApiKey, sendJson } from '@preflight/http';
-import { toPublicIssue } from '../domain/issue-view.ts';
+import { toPublicIssue } from '../views/issue-view.ts';
 import { historyOf } from '../storage/issue-history.ts';
 import { findIssueDetail } from '../storage/issues.ts';
 import type { Registration } from './context.ts';

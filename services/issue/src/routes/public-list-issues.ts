@@ -1,6 +1,6 @@
 import { IssueListQuerySchema } from '@preflight/contract';
 import { parseQuery, pathId, requireApiKey, sendJson } from '@preflight/http';
-import { toIssuePage } from '../domain/issue-view.ts';
+import { toIssuePage } from '../views/issue-view.ts';
 import { listIssues } from '../storage/issues.ts';
 import type { Registration } from './context.ts';
 

@@ -120,7 +120,7 @@ export async function findIssueDetail(
   return query.executeTakeFirst();
 }
 
-/** The columns a list entry shows (domain/issue-view.ts `toIssueSummary`), not the whole row. */
+/** The columns a list entry shows (views/issue-view.ts `toIssueSummary`), not the whole row. */
 export const ISSUE_SUMMARY_COLUMNS = ['id', 'seq_number', 'title', 'type', 'severity', 'status', 'assignee_name', 'page_url', 'created_at'] as const;
 export type IssueSummaryRow = Pick<IssueRow, (typeof ISSUE_SUMMARY_COLUMNS)[number]>;
 
