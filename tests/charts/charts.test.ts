@@ -35,7 +35,6 @@ const EVENTS_DEFAULTS = { EVENTS_STREAM: 'PREFLIGHT_EVENTS', EVENTS_SUBJECT_PREF
 /** Where the delivery pods must never connect (cluster, private, link-local/metadata, CGNAT, loopback). */
 const NON_PUBLIC_V4 = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10', '127.0.0.0/8'];
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: any; data?: Record<string, string> };
 
 interface Validator {
@@ -66,7 +65,7 @@ async function helmRun(args: string[]): Promise<string> {
     return stdout;
   } catch (err) {
     const e = err as { stderr?: string; stdout?: string; message: string };
-    throw new Error(`helm ${args.join(' ')} failed:\n${e.stderr ?? ''}${e.stdout ?? ''}`);
+    throw new Error(`helm ${args.join(' ')} failed:\n${e.stderr ?? ''}${e.stdout ?? ''}`, { cause: err });
   }
 }
 

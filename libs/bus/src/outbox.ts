@@ -292,7 +292,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
 
   const loop = (async () => {
     while (!stopping) {
-      let result = { claimed: 0, failed: false };
+      let result: { claimed: number; failed: boolean };
       try {
         result = await drainBatch();
       } catch (err) {

@@ -81,7 +81,7 @@ function postgresClientPorts(pids: number[]): Set<number> {
   }
   const ports = new Set<number>();
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let lines: string[] = [];
+    let lines: string[];
     try {
       lines = readFileSync(table, 'utf8').split('\n').slice(1);
     } catch {

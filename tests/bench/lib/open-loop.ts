@@ -47,7 +47,6 @@ export async function openLoop(op: () => Promise<void>, opts: OpenLoopOptions): 
   const inflight = new Set<Promise<void>>();
   let ok = 0;
   let failed = 0;
-  let unfinished = 0;
   let firstDue = NaN;
   let lastAnswer = NaN;
 
@@ -97,7 +96,7 @@ export async function openLoop(op: () => Promise<void>, opts: OpenLoopOptions): 
   clearTimeout(drainTimer);
   opts.window?.stop();
   if (!drained) {
-    unfinished = inflight.size;
+    const unfinished = inflight.size;
     failed += unfinished;
     errors.set(`no answer within ${opts.drainTimeoutS ?? 15} s of the last send`, unfinished);
   }
