@@ -18,6 +18,8 @@ const row = (endpointId: string): ClaimedDelivery => ({
   due_at: new Date(),
 });
 const waiting = (endpointId: string, dueAt = Date.now()): Waiting => ({ row: row(endpointId), token: randomUUID(), dueAt });
+/** Starts every waiting row there is a slot for. */
+const startAll = (slots: EndpointSlots) => Array.from(slots.startable(() => true));
 const early = { stored: Promise.resolve(true) } as unknown as NonNullable<Waiting['early']>;
 
 describe('EndpointSlots', () => {
@@ -53,14 +55,14 @@ describe('EndpointSlots', () => {
     const slots = new EndpointSlots(1);
     slots.enqueue(waiting('a'));
     slots.enqueue(waiting('a'));
-    [...slots.startable(() => true)];
+    startAll(slots);
     const start = Date.now();
     expect(slots.isStalled('a', start + STALL_MS - 100)).toBe(false);
     expect(slots.isStalled('a', start + STALL_MS + 50)).toBe(true);
     expect(slots.stalledCount(start + STALL_MS + 50)).toBe(1);
     slots.ended('a', false);
     slots.enqueue(waiting('a'));
-    [...slots.startable(() => true)];
+    startAll(slots);
     // The request that ended timed out: the new one's clock starts with it, not at the timeout.
     expect(slots.isStalled('a', Date.now() + STALL_MS + 50)).toBe(true);
   });
