@@ -3,11 +3,13 @@ import { createDatabase, migrateToLatest, type Kysely } from '@preflight/db';
 import { createApp, createRegistry, serve } from '@preflight/http';
 import { createLogger, type Logger } from '@preflight/log';
 import { apiKeyAdmission, apiKeyAuthenticator } from './auth/api-key-auth.ts';
+import { AdminLockout } from './auth/admin-lockout.ts';
 import { adminAuthenticator } from './auth/admin-token.ts';
 import { KeyCache } from './auth/key-cache.ts';
 import { LastUsedRecorder } from './auth/last-used.ts';
 import { trustProxySetting, type GatewayConfig } from './config.ts';
 import { PerKeyInFlight } from './limits/slots.ts';
+import { IdempotencyStore } from './idempotency/record-store.ts';
 import { gatewayMetrics } from './metrics.ts';
 import { migrations } from './migrations/index.ts';
 import { createUpstreams, DEFAULT_BREAKER, type BreakerOptions } from './proxy/upstreams.ts';
@@ -67,6 +69,10 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
   const policy: RateLimitPolicy = { limit: config.RATE_LIMIT_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS };
   const sharedLimiter = new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, policy);
   const limiter = new FailoverRateLimiter(sharedLimiter, policy, logger, metrics.rateLimiterDegraded);
+  const adminPolicy: RateLimitPolicy = { name: 'admin', limit: config.ADMIN_RATE_LIMIT_MAX, windowSeconds: config.ADMIN_RATE_LIMIT_WINDOW_SECONDS };
+  const adminLimiter = new FailoverRateLimiter(new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, adminPolicy), adminPolicy, logger, metrics.adminRateLimiterDegraded);
+  const adminLockout = new AdminLockout(config.ADMIN_AUTH_FAILURES_MAX, config.ADMIN_AUTH_FAILURE_WINDOW_SECONDS);
+  const idempotencyStore = new IdempotencyStore(redis, config.REDIS_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_TTL_MS);
   const keyCache = new KeyCache(redis, config.REDIS_KEY_PREFIX, opts.keyCacheTtlSeconds ?? 30, logger);
   const lastUsed = new LastUsedRecorder(database.db, logger);
   const upstreams = createUpstreams(config, metrics, logger, opts.breaker ?? DEFAULT_BREAKER);
@@ -95,12 +101,19 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
           admitKey: apiKeyAdmission({
             authenticate: apiKeyAuthenticator({ db: database.db, cache: keyCache, lastUsed, metrics, logger }),
             limiter,
-            shared: sharedLimiter,
             cache: keyCache,
             lastUsed,
             metrics,
           }),
-          authenticateAdmin: adminAuthenticator(config.ADMIN_TOKEN, metrics),
+          authenticateAdmin: adminAuthenticator(config.ADMIN_TOKEN, metrics, adminLockout),
+          adminLimiter,
+          idempotency: {
+            store: idempotencyStore,
+            metrics,
+            logger,
+            waitMs: config.IDEMPOTENCY_WAIT_MS,
+            maxResponseBytes: config.IDEMPOTENCY_MAX_RESPONSE_BYTES,
+          },
         }),
       );
     },
@@ -118,6 +131,8 @@ export async function startGateway(config: GatewayConfig, opts: GatewayOptions =
       () => Promise.all(Object.values(upstreams).map((u) => u.close())),
       async () => {
         limiter.close();
+        adminLimiter.close();
+        adminLockout.close();
         keyCache.close();
         redis.disconnect();
       },

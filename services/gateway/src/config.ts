@@ -32,6 +32,26 @@ export const gatewayEnv = {
   RATE_LIMIT_MAX: env.int(600, { min: 1 }),
   RATE_LIMIT_WINDOW_SECONDS: env.int(60, { min: 1 }),
 
+  // Per-operator-token rate limit on /admin/v1, and the lockout of addresses guessing tokens
+  ADMIN_RATE_LIMIT_MAX: env.int(1_200, { min: 1 }),
+  ADMIN_RATE_LIMIT_WINDOW_SECONDS: env.int(60, { min: 1 }),
+  /** Wrong operator tokens one address may send per window before all its admin calls get 429. */
+  ADMIN_AUTH_FAILURES_MAX: env.int(10, { min: 1 }),
+  ADMIN_AUTH_FAILURE_WINDOW_SECONDS: env.int(60, { min: 1 }),
+
+  // Idempotency-Key on POSTs (docs/api.md, "Idempotent retries")
+  /** How long a finished request's answer is replayed for its key. */
+  IDEMPOTENCY_TTL_SECONDS: env.int(86_400, { min: 1 }),
+  /** How long a duplicate waits for the first request with its key, then 409. */
+  IDEMPOTENCY_WAIT_MS: env.int(15_000, { min: 1 }),
+  /**
+   * How long a key stays claimed by a request in flight: longer than any request can run
+   * (queue 5 s + upstream 15 s + its body 15 s), so only a replica that died leaves one behind.
+   */
+  IDEMPOTENCY_LOCK_TTL_MS: env.int(60_000, { min: 1 }),
+  /** Largest answer kept for replay; a larger one is not replayed (409), never run twice. */
+  IDEMPOTENCY_MAX_RESPONSE_BYTES: env.int(64 * 1024, { min: 1 }),
+
   // Upstream services
   CAMPAIGN_URL: env.url(['http', 'https'], 'http://127.0.0.1:8081'),
   ISSUE_URL: env.url(['http', 'https'], 'http://127.0.0.1:8082'),

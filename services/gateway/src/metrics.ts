@@ -1,6 +1,8 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'admin_token_invalid';
+/** What became of a POST carrying an Idempotency-Key (idempotency/). */
+export type IdempotencyOutcome = 'executed' | 'stored' | 'replayed' | 'mismatch' | 'in_progress' | 'too_large' | 'not_stored' | 'unavailable';
 export type UpstreamOutcome = 'success' | 'client_error' | 'server_error' | 'error' | 'timeout' | 'breaker_open' | 'queue_timeout';
 
 /** The gateway's own metrics, on the process registry next to the HTTP ones from libs/http. */
@@ -25,6 +27,22 @@ export function gatewayMetrics(registry: Registry) {
     rateLimiterDegraded: new Gauge({
       name: 'gateway_rate_limiter_degraded',
       help: '1 while Redis is unreachable and each replica limits on its own, else 0.',
+      registers: [registry],
+    }),
+    adminRateLimiterDegraded: new Gauge({
+      name: 'gateway_admin_rate_limiter_degraded',
+      help: '1 while Redis is unreachable and each replica limits operator tokens on its own, else 0.',
+      registers: [registry],
+    }),
+    adminLockouts: new Counter({
+      name: 'gateway_admin_lockouts_total',
+      help: 'Admin requests refused with 429 because their address sent too many wrong operator tokens.',
+      registers: [registry],
+    }),
+    idempotency: new Counter({
+      name: 'gateway_idempotency_total',
+      help: 'POSTs carrying an Idempotency-Key, by outcome.',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
     upstreamRequests: new Counter({

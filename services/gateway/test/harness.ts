@@ -108,8 +108,10 @@ export async function startUpstreamStub(): Promise<UpstreamStub> {
         setTimeout(() => res.socket?.destroy(), 20);
         return;
       }
+      // Numbered, so a test can tell a replayed answer from a second execution.
+      const location = `/things/${stub.requests.length}`;
       const answer = () => {
-        res.writeHead(stub.status, { 'content-type': 'application/json; charset=utf-8', 'x-upstream-secret': 'internal' });
+        res.writeHead(stub.status, { 'content-type': 'application/json; charset=utf-8', 'x-upstream-secret': 'internal', location });
         res.end(JSON.stringify({ echoed: { method: recorded.method, url: recorded.url, body: recorded.body } }));
       };
       if (stub.hang) heldAnswers.push(answer);

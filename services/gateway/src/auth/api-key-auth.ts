@@ -5,7 +5,6 @@ import type { Logger } from '@preflight/log';
 import type { AuthFailureReason, GatewayMetrics } from '../metrics.ts';
 import type { FailoverRateLimiter } from '../rate-limit/failover-limiter.ts';
 import type { RateLimitDecision } from '../rate-limit/policy.ts';
-import type { RedisRateLimiter } from '../rate-limit/redis-limiter.ts';
 import { findKeyIdentityByHash, type KeyIdentity } from '../storage/api-keys.ts';
 import type { IdentityDb } from '../storage/schema.ts';
 import { hashApiKey, parseApiKey } from './api-key-format.ts';
@@ -87,7 +86,6 @@ const KNOWN_KEYS_MAX = 10_000;
 export function apiKeyAdmission(deps: {
   authenticate: (req: Request) => Promise<KeyIdentity>;
   limiter: FailoverRateLimiter;
-  shared: RedisRateLimiter;
   cache: KeyCache;
   lastUsed: LastUsedRecorder;
   metrics: GatewayMetrics;
@@ -96,14 +94,10 @@ export function apiKeyAdmission(deps: {
 
   async function fast(keyHash: string): Promise<KeyAdmission | undefined> {
     const seen = known.get(keyHash);
-    if (!seen || deps.limiter.isDegraded) return undefined;
-    let found;
-    try {
-      found = await deps.shared.checkCachedKey(deps.cache.entryKey(keyHash), seen.keyId);
-    } catch {
-      return undefined; // the full path meets the same failure and falls back
-    }
-    if (found.kind === 'miss') return undefined;
+    if (!seen) return undefined;
+    // Undefined when degraded, locally full or Redis failing: the full path decides then.
+    const found = await deps.limiter.checkCachedKey(deps.cache.entryKey(keyHash), seen.keyId);
+    if (found === undefined || found.kind === 'miss') return undefined;
     if (found.kind === 'revoked') throw refuse(deps.metrics, 'revoked');
     if (found.entry !== seen.entry) {
       // Refilled by another replica (its own serialisation): read it, and the key id must agree.

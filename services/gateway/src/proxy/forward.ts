@@ -9,6 +9,20 @@ import type { Upstream, UpstreamResponse } from './upstreams.ts';
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
+/** Largest answer read whole in `whole` mode (answers to POSTs are a few hundred bytes). */
+const WHOLE_ANSWER_LIMIT = 1024 * 1024;
+
+export interface ForwardDeps {
+  metrics: GatewayMetrics;
+  logger: Logger;
+  queueDeadlineMs: number;
+  /**
+   * Read the service's answer whole and send it in one `res.end`, and keep going if the caller
+   * leaves: an idempotent request's answer must be recorded even then (idempotency/).
+   */
+  whole?: boolean;
+}
+
 function outcomeOf(status: number): UpstreamOutcome {
   if (status >= 500) return 'server_error';
   if (status >= 400) return 'client_error';
@@ -29,7 +43,7 @@ export async function forward(
   upstream: Upstream,
   caller: Caller,
   body: Buffer | undefined,
-  deps: { metrics: GatewayMetrics; logger: Logger; queueDeadlineMs: number },
+  deps: ForwardDeps,
 ): Promise<void> {
   let release: () => void;
   try {
@@ -54,14 +68,14 @@ async function send(
   upstream: Upstream,
   caller: Caller,
   body: Buffer | undefined,
-  deps: { metrics: GatewayMetrics; logger: Logger },
+  deps: ForwardDeps,
 ): Promise<void> {
   const abort = new AbortController();
   const onClose = () => {
-    if (!res.writableFinished) abort.abort();
+    if (!res.writableFinished && !deps.whole) abort.abort();
   };
   res.on('close', onClose);
-  if (res.destroyed) abort.abort(); // the caller left while this request waited for a slot
+  if (res.destroyed && !deps.whole) abort.abort(); // the caller left while this request waited for a slot
 
   const started = process.hrtime.bigint();
   let answer: UpstreamResponse;
@@ -88,6 +102,22 @@ async function send(
   deps.metrics.upstreamDuration.observe({ upstream: upstream.name }, Number(process.hrtime.bigint() - started) / 1e9);
   deps.metrics.upstreamRequests.inc({ upstream: upstream.name, outcome: outcomeOf(answer.statusCode) });
 
+  if (deps.whole) {
+    let whole: Buffer;
+    try {
+      whole = await readWhole(answer.body, WHOLE_ANSWER_LIMIT);
+    } catch (err) {
+      deps.logger.warn({ upstream: upstream.name, err: (err as Error).message }, 'upstream response could not be read whole');
+      throw new AppError('upstream_unavailable', `The ${upstream.name} service's answer could not be read. Try again shortly.`, { service: upstream.name });
+    } finally {
+      res.off('close', onClose);
+    }
+    res.status(answer.statusCode);
+    for (const [name, value] of Object.entries(clientResponseHeaders(answer.headers))) res.setHeader(name, value);
+    res.setHeader('Content-Length', String(whole.length));
+    res.end(whole);
+    return;
+  }
   res.status(answer.statusCode);
   for (const [name, value] of Object.entries(clientResponseHeaders(answer.headers))) res.setHeader(name, value);
   try {
@@ -99,6 +129,21 @@ async function send(
   } finally {
     res.off('close', onClose);
   }
+}
+
+/** The whole body, or a rejection once it passes `limit` bytes or fails. */
+async function readWhole(body: Readable, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      body.destroy();
+      throw new Error(`answer larger than ${limit} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
 }
 
 /**

@@ -1,49 +1,125 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger } from '@preflight/log';
 import type { Gauge } from 'prom-client';
-import { MemoryRateLimiter } from './memory-limiter.ts';
+import { MemoryRateLimiter, type Reservation } from './memory-limiter.ts';
 import type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './policy.ts';
+import type { CachedAdmission, RedisRateLimiter, SharedDecision } from './redis-limiter.ts';
 
 /**
- * Shared limit through Redis; while Redis fails, a per-replica in-process log with the same
- * policy, so the API stays up and still limited. Every request tries Redis first (a failed
- * command costs nothing with the offline queue off), which is also how recovery is noticed.
- * One warning per outage, and a gauge for alerting.
+ * The shared limit through Redis, reconciled with a local mirror so that no replica ever
+ * admits more than `limit` per window for one subject, through a Redis outage and its recovery
+ * (issue 22, finding 6: 600 in Redis + 600 in memory + 600 in the restarted Redis).
+ *
+ * Every admission is reserved in the in-memory log first and only then asked of Redis: a
+ * request is admitted only when both admit it. While Redis is up the local log is a subset of
+ * the shared one and changes nothing; when Redis fails it already holds the last window; when
+ * Redis comes back empty, it still refuses what this replica admitted, and the shared log is
+ * seeded from it (so other replicas see those admissions too). A rejection by Redis takes the
+ * reservation back. One warning per outage, and a gauge for alerting.
  */
 export class FailoverRateLimiter implements RateLimiter {
   private degraded = false;
-  private readonly fallback: MemoryRateLimiter;
+  private readonly local: MemoryRateLimiter;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly memberPrefix = randomBytes(8).toString('base64url');
 
   constructor(
-    private readonly shared: RateLimiter,
-    policy: RateLimitPolicy,
+    private readonly shared: RedisRateLimiter,
+    readonly policy: RateLimitPolicy,
     private readonly logger: Logger,
     private readonly gauge: Gauge,
+    private readonly now: () => number = Date.now,
   ) {
-    this.fallback = new MemoryRateLimiter(policy);
-    this.sweeper = setInterval(() => this.fallback.sweep(), policy.windowSeconds * 1000);
+    this.local = new MemoryRateLimiter(policy, now);
+    this.sweeper = setInterval(() => this.local.sweep(), policy.windowSeconds * 1000);
     this.sweeper.unref();
     gauge.set(0);
   }
 
+  /** The shared log's member of a local admission: the same on every seeding, so seeding is idempotent. */
+  private member(seq: number): string {
+    return `${this.memberPrefix}:${seq}`;
+  }
+
   async check(subject: string): Promise<RateLimitDecision> {
+    const reserved = this.local.reserve(subject);
+    // Full here means full in the shared log too (this replica's admissions are part of it).
+    if (reserved.seq === undefined) return reserved.decision;
+    let shared: SharedDecision;
     try {
-      const decision = await this.shared.check(subject);
-      if (this.degraded) {
-        this.degraded = false;
-        this.gauge.set(0);
-        this.fallback.clear();
-        this.logger.info('Redis is reachable again; rate limits are shared across replicas once more');
-      }
-      return decision;
+      shared = await this.shared.check(subject, this.member(reserved.seq));
     } catch (err) {
-      if (!this.degraded) {
-        this.degraded = true;
-        this.gauge.set(1);
-        this.logger.warn({ err: (err as Error).message }, 'Redis is unreachable; rate limiting per replica in memory until it is back');
-      }
-      return this.fallback.check(subject);
+      this.markDegraded(err);
+      return reserved.decision;
     }
+    await this.markRecovered(shared);
+    return this.reconcile(subject, reserved, shared);
+  }
+
+  /**
+   * The one-round-trip path of a key seen before (auth/api-key-auth.ts): the cache entry and
+   * the shared log in one script, reconciled like `check`. Undefined sends the request down the
+   * full path (authentication, then `check`): while degraded, when the local log is full, or
+   * when Redis fails.
+   */
+  async checkCachedKey(cacheEntryKey: string, subject: string): Promise<CachedAdmission | undefined> {
+    if (this.degraded) return undefined;
+    const reserved = this.local.reserve(subject);
+    if (reserved.seq === undefined) return undefined;
+    let found: CachedAdmission;
+    try {
+      found = await this.shared.checkCachedKey(cacheEntryKey, subject, this.member(reserved.seq));
+    } catch {
+      this.local.cancel(subject, reserved.seq);
+      return undefined;
+    }
+    if (found.kind !== 'decided') {
+      this.local.cancel(subject, reserved.seq);
+      return found;
+    }
+    const decision = await this.reconcile(subject, reserved, found.decision);
+    return { ...found, decision: { ...found.decision, ...decision } };
+  }
+
+  private async reconcile(subject: string, reserved: Reservation, shared: SharedDecision): Promise<RateLimitDecision> {
+    if (!shared.admitted) {
+      this.local.cancel(subject, reserved.seq!);
+      return shared;
+    }
+    // The shared log holds fewer admissions than this replica alone made: Redis lost them (it
+    // restarted between two of our calls, so no failure told us).
+    if (shared.count < this.local.admissions(subject).length) await this.seed(subject, shared);
+    return reserved.decision.remaining < shared.remaining ? reserved.decision : shared;
+  }
+
+  /** Writes this replica's admissions in the window back into the shared log (NX, by member). */
+  private async seed(subject: string, shared: SharedDecision): Promise<void> {
+    const offsetMicros = shared.nowMicros - this.now() * 1000;
+    const entries = this.local.admissions(subject).map((a) => ({ atMicros: a.at * 1000 + offsetMicros, member: this.member(a.seq) }));
+    try {
+      await this.shared.seed(subject, entries);
+    } catch {
+      // The local log still holds the line for this replica; the next admission tries again.
+    }
+  }
+
+  private markDegraded(err: unknown): void {
+    if (this.degraded) return;
+    this.degraded = true;
+    this.gauge.set(1);
+    this.logger.warn({ err: (err as Error).message }, 'Redis is unreachable; rate limiting per replica in memory until it is back');
+  }
+
+  /**
+   * Back from an outage: Redis may have restarted empty, so every subject's local window goes
+   * back into it before this request is answered, and other replicas count what we admitted.
+   */
+  private async markRecovered(shared: SharedDecision): Promise<void> {
+    if (!this.degraded) return;
+    this.degraded = false;
+    this.gauge.set(0);
+    await Promise.all(this.local.subjects().map((subject) => this.seed(subject, shared)));
+    this.logger.info('Redis is reachable again; rate limits are shared across replicas once more');
   }
 
   get isDegraded(): boolean {

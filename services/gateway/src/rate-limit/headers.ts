@@ -13,9 +13,10 @@ import type { RateLimitDecision, RateLimitPolicy } from './policy.ts';
 export const POLICY_NAME = 'default';
 
 export function rateLimitHeaders(policy: RateLimitPolicy, decision: RateLimitDecision): Record<string, string> {
+  const name = policy.name ?? POLICY_NAME;
   return {
-    'RateLimit-Policy': `"${POLICY_NAME}";q=${policy.limit};w=${policy.windowSeconds}`,
-    RateLimit: `"${POLICY_NAME}";r=${decision.remaining};t=${decision.resetSeconds}`,
+    'RateLimit-Policy': `"${name}";q=${policy.limit};w=${policy.windowSeconds}`,
+    RateLimit: `"${name}";r=${decision.remaining};t=${decision.resetSeconds}`,
     'X-RateLimit-Limit': String(policy.limit),
     'X-RateLimit-Remaining': String(decision.remaining),
     'X-RateLimit-Reset': String(decision.nowEpochSeconds + decision.resetSeconds),

@@ -2,6 +2,8 @@
 export interface RateLimitPolicy {
   limit: number;
   windowSeconds: number;
+  /** The policy's name in the RateLimit headers; `default` (the public API's) when unset. */
+  name?: string;
 }
 
 /** The outcome of one check, in whole seconds as clients see it. */

@@ -3,12 +3,26 @@ import type { Redis } from 'ioredis';
 import type { RateLimitDecision, RateLimitPolicy, RateLimiter } from './policy.ts';
 import { CACHED_KEY_ADMISSION_SCRIPT, SLIDING_LOG_SCRIPT } from './sliding-log.lua.ts';
 
-type ScriptResult = [number, number, number, number];
-type AdmissionResult = [-1] | [-2] | [number, number, number, number, string];
+type ScriptResult = [number, number, number, number, number];
+type AdmissionResult = [-1] | [-2] | [number, number, number, number, number, string];
 type Script<T> = (...args: unknown[]) => Promise<T>;
 
+/** A decision of the shared log, with what reconciling it with a local log needs. */
+export interface SharedDecision extends RateLimitDecision {
+  /** Admissions in the shared window after this check. */
+  count: number;
+  /** Redis's clock at the check, microseconds since the epoch. */
+  nowMicros: number;
+}
+
 /** What the combined script found for a key seen before (see CACHED_KEY_ADMISSION_SCRIPT). */
-export type CachedAdmission = { kind: 'miss' } | { kind: 'revoked' } | { kind: 'decided'; decision: RateLimitDecision; entry: string };
+export type CachedAdmission = { kind: 'miss' } | { kind: 'revoked' } | { kind: 'decided'; decision: SharedDecision; entry: string };
+
+/** An admission to write back into the shared log: its time on Redis's clock and its member. */
+export interface SeedEntry {
+  atMicros: number;
+  member: string;
+}
 
 /**
  * The limit every replica shares. A sliding log, because it is the only simple scheme that
@@ -29,7 +43,7 @@ export class RedisRateLimiter implements RateLimiter {
   constructor(
     private readonly redis: Redis,
     private readonly keyPrefix: string,
-    private readonly policy: RateLimitPolicy,
+    readonly policy: RateLimitPolicy,
   ) {
     redis.defineCommand('preflightSlidingLog', { numberOfKeys: 1, lua: SLIDING_LOG_SCRIPT });
     redis.defineCommand('preflightCachedKeyAdmission', { numberOfKeys: 2, lua: CACHED_KEY_ADMISSION_SCRIPT });
@@ -47,27 +61,44 @@ export class RedisRateLimiter implements RateLimiter {
     return `${this.memberPrefix}:${this.sequence}`;
   }
 
-  private decision([admitted, remaining, resetMicros, nowSeconds]: ScriptResult): RateLimitDecision {
+  private decision([admitted, remaining, resetMicros, nowSeconds, micros]: ScriptResult): SharedDecision {
     return {
       admitted: admitted === 1,
       remaining: Math.max(0, remaining),
       resetSeconds: Math.max(0, Math.ceil(resetMicros / 1_000_000)),
       nowEpochSeconds: nowSeconds,
+      count: this.policy.limit - remaining,
+      nowMicros: nowSeconds * 1_000_000 + micros,
     };
   }
 
-  async check(subject: string): Promise<RateLimitDecision> {
-    return this.decision(await this.slidingLog(this.logKey(subject), this.policy.limit, this.policy.windowSeconds * 1_000_000, this.member()));
+  /** Runs the subject's log; `member` names the admission if there is one (unique per log). */
+  async check(subject: string, member = this.member()): Promise<SharedDecision> {
+    return this.decision(await this.slidingLog(this.logKey(subject), this.policy.limit, this.policy.windowSeconds * 1_000_000, member));
   }
 
   /**
    * Reads the key's cache entry and, when it is live, runs the key's log, in one atomic round
    * trip. Rejects when Redis cannot be reached (the caller falls back as for any Redis failure).
    */
-  async checkCachedKey(cacheEntryKey: string, subject: string): Promise<CachedAdmission> {
-    const result = await this.cachedKeyAdmission(cacheEntryKey, this.logKey(subject), this.policy.limit, this.policy.windowSeconds * 1_000_000, this.member());
+  async checkCachedKey(cacheEntryKey: string, subject: string, member = this.member()): Promise<CachedAdmission> {
+    const result = await this.cachedKeyAdmission(cacheEntryKey, this.logKey(subject), this.policy.limit, this.policy.windowSeconds * 1_000_000, member);
     if (result.length === 1) return result[0] === -1 ? { kind: 'miss' } : { kind: 'revoked' };
-    const [admitted, remaining, reset, now, entry] = result;
-    return { kind: 'decided', decision: this.decision([admitted, remaining, reset, now]), entry };
+    const [admitted, remaining, reset, now, micros, entry] = result;
+    return { kind: 'decided', decision: this.decision([admitted, remaining, reset, now, micros]), entry };
+  }
+
+  /**
+   * Writes admissions the shared log lost (a restarted Redis comes back empty) back into it.
+   * NX: an entry still there keeps its own time.
+   */
+  async seed(subject: string, entries: readonly SeedEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const key = this.logKey(subject);
+    await this.redis
+      .multi()
+      .zadd(key, 'NX', ...entries.flatMap((e) => [e.atMicros, e.member]))
+      .pexpire(key, this.policy.windowSeconds * 1000)
+      .exec();
   }
 }

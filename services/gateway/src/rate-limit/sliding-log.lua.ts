@@ -8,7 +8,8 @@
 /**
  * The log itself, on the sorted set `LOG` (admission times, microseconds).
  * ARGV[1] limit, ARGV[2] window in microseconds, ARGV[3] a unique member for this admission.
- * Leaves {admitted 0|1, remaining, micros until the oldest entry leaves, now in seconds} in `decision`.
+ * Leaves {admitted 0|1, remaining, micros until the oldest entry leaves, now in seconds, and
+ * its microseconds part} in `decision` (the caller maps its own clock onto Redis's with the last two).
  */
 const slidingLog = (log: string) => `
 local t = redis.call('TIME')
@@ -27,7 +28,7 @@ end
 local oldest = redis.call('ZRANGE', ${log}, 0, 0, 'WITHSCORES')
 local reset = window
 if oldest[2] then reset = tonumber(oldest[2]) + window - now end
-local decision = {admitted, limit - count, reset, tonumber(t[1])}
+local decision = {admitted, limit - count, reset, tonumber(t[1]), tonumber(t[2])}
 `;
 
 /** KEYS[1] the subject's log. Returns the decision. */
@@ -49,6 +50,6 @@ local entry = redis.call('GET', KEYS[1])
 if not entry then return {-1} end
 if string.find(entry, '"revoked":true', 1, true) then return {-2} end
 ${slidingLog('KEYS[2]')}
-decision[5] = entry
+decision[6] = entry
 return decision
 `;

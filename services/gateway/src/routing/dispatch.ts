@@ -2,13 +2,16 @@ import type { Request, RequestHandler, Response } from 'express';
 import { AppError, DEFAULT_BODY_LIMIT, jsonBodies, type Caller } from '@preflight/http';
 import type { Logger } from '@preflight/log';
 import type { KeyAdmission } from '../auth/api-key-auth.ts';
+import type { AdminCaller } from '../auth/admin-token.ts';
+import { beginIdempotentPost, type IdempotencyDeps } from '../idempotency/idempotent-post.ts';
+import { idempotencyKeyOf, requestFingerprint } from '../idempotency/key-header.ts';
 import type { PerKeyInFlight } from '../limits/slots.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { forward } from '../proxy/forward.ts';
 import { readBody, refuseFromHead, withinReadDeadline } from '../proxy/request-body.ts';
 import type { Upstream, UpstreamName } from '../proxy/upstreams.ts';
 import { rateLimitedDetail, rateLimitHeaders } from '../rate-limit/headers.ts';
-import type { RateLimitDecision, RateLimitPolicy } from '../rate-limit/policy.ts';
+import type { RateLimitDecision, RateLimitPolicy, RateLimiter } from '../rate-limit/policy.ts';
 import { existingOrgId } from '../routes/org-param.ts';
 import type { KeyIdentity } from '../storage/api-keys.ts';
 import { compileRoutes, matchRoute } from './match.ts';
@@ -19,8 +22,12 @@ export interface DispatchDeps extends GatewayDeps {
   upstreams: Record<UpstreamName, Upstream>;
   /** Authenticates an API key and takes the rate-limit decision (auth/api-key-auth.ts). */
   admitKey: (req: Request) => Promise<KeyAdmission>;
-  authenticateAdmin: (req: Request) => void;
+  authenticateAdmin: (req: Request) => AdminCaller;
   policy: RateLimitPolicy;
+  /** Per operator token on /admin/v1 (ADMIN_RATE_LIMIT_*). */
+  adminLimiter: RateLimiter & { policy: RateLimitPolicy };
+  /** Idempotency-Key on POSTs (idempotency/). */
+  idempotency: IdempotencyDeps;
   logger: Logger;
   /** Requests in flight per API key (KEY_CONCURRENCY_MAX). */
   inFlight: PerKeyInFlight;
@@ -41,13 +48,15 @@ function runMiddleware(handlers: RequestHandler[], req: Request, res: Response):
 /**
  * The gateway's whole request path, driven by the route table:
  *
- *   match (404, or 405 with Allow) → request head (400, 413) → authenticate (401)
- *   → rate limit (429) → scope (403) → key concurrency (429) → body (408, 413) → target (503)
+ *   match (404, or 405 with Allow) → request head (400, 413) → authenticate (401; admin: 429
+ *   lockout) → rate limit (429) → scope (403) → key concurrency (429) → body (408, 413)
+ *   → Idempotency-Key on POSTs (400, 422, 409, 503, or a replay) → target (503)
  *
  * The rate limit comes before the scope check on purpose: a call refused for its scope still
  * counts against the key, so every response to an authenticated /api/v1 call carries the
- * rate-limit headers and a key cannot probe scopes for free. Admin calls are not rate-limited.
- * Bodies are read whole, under a deadline, before anything goes upstream (docs/reliability.md).
+ * rate-limit headers and a key cannot probe scopes for free. Admin calls are limited per
+ * operator token. Bodies are read whole, under a deadline, before anything goes upstream
+ * (docs/reliability.md), and an idempotent POST is fingerprinted by them.
  */
 export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): RequestHandler {
   const compiled = compileRoutes(routes);
@@ -63,25 +72,37 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
     res.locals.routeLabel = route.pattern;
     refuseFromHead(req, DEFAULT_BODY_LIMIT);
 
+    // Only POSTs create anything; elsewhere the header is ignored, as Stripe does.
+    const idempotencyKey = route.method === 'POST' && route.auth !== 'none' ? idempotencyKeyOf(req) : undefined;
     let caller: Caller | undefined;
     let key: KeyIdentity | undefined;
+    let scope = '';
     if (route.auth === 'api-key') {
       const admission = await deps.admitKey(req);
       key = admission.key;
-      enforceRateLimit(deps, admission.decision, res);
+      scope = `key:${key.orgId}:${key.keyId}`;
+      enforceRateLimit(deps, deps.policy, admission.decision, res);
       if (route.scope !== 'any' && !key.scopes.includes(route.scope)) {
         throw new AppError('forbidden', `The API key does not carry the required scope '${route.scope}'.`, { requiredScope: route.scope });
       }
       holdKeyPlace(deps, key.keyId, res);
       caller = { kind: 'api-key', orgId: key.orgId, keyId: key.keyId, keyName: key.keyName };
     } else if (route.auth === 'admin') {
-      deps.authenticateAdmin(req);
+      const admin = deps.authenticateAdmin(req);
+      scope = admin.subject;
+      enforceRateLimit(deps, deps.adminLimiter.policy, await deps.adminLimiter.check(admin.subject), res);
       caller = { kind: 'admin' };
     }
+    /** 'answered' when the Idempotency-Key step answered (a replay); else run the request. */
+    const idempotent = (body: Buffer | string | undefined) =>
+      idempotencyKey === undefined
+        ? Promise.resolve('run' as const)
+        : beginIdempotentPost(req, res, { scope, route: `${route.method} ${route.pattern}`, key: idempotencyKey }, requestFingerprint(req.method, req.originalUrl, body), deps.idempotency);
 
     const bodyDeadlineMs = deps.config.REQUEST_BODY_TIMEOUT_MS;
     if ('local' in route) {
       if (route.auth === 'admin') await withinReadDeadline(bodyDeadlineMs, runMiddleware(parseJson, req, res));
+      if ((await idempotent(req.body === undefined ? undefined : JSON.stringify(req.body))) === 'answered') return;
       await route.local.handle({ req, res, params, key, deps });
       return;
     }
@@ -94,7 +115,12 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
       if (req.destroyed) return; // the caller left mid-body; nobody to answer
       throw err;
     }
-    await forward(req, res, deps.upstreams[route.upstream], caller, body, { ...deps, queueDeadlineMs: deps.config.UPSTREAM_QUEUE_TIMEOUT_MS });
+    if ((await idempotent(body)) === 'answered') return;
+    await forward(req, res, deps.upstreams[route.upstream], caller, body, {
+      ...deps,
+      queueDeadlineMs: deps.config.UPSTREAM_QUEUE_TIMEOUT_MS,
+      whole: idempotencyKey !== undefined,
+    });
   };
 }
 
@@ -113,11 +139,11 @@ function holdKeyPlace(deps: DispatchDeps, keyId: string, res: Response): void {
   res.once('close', release);
 }
 
-function enforceRateLimit(deps: DispatchDeps, decision: RateLimitDecision, res: Response): void {
-  for (const [name, value] of Object.entries(rateLimitHeaders(deps.policy, decision))) res.setHeader(name, value);
+function enforceRateLimit(deps: DispatchDeps, policy: RateLimitPolicy, decision: RateLimitDecision, res: Response): void {
+  for (const [name, value] of Object.entries(rateLimitHeaders(policy, decision))) res.setHeader(name, value);
   if (decision.admitted) return;
   deps.metrics.rateLimited.inc();
-  throw new AppError('rate_limited', rateLimitedDetail(deps.policy, decision.resetSeconds), {
+  throw new AppError('rate_limited', rateLimitedDetail(policy, decision.resetSeconds), {
     headers: { 'Retry-After': String(decision.resetSeconds) },
   });
 }
