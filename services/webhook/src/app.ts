@@ -2,6 +2,7 @@ import type { Kysely } from '@preflight/db';
 import { createDatabase, migrateToLatest } from '@preflight/db';
 import { createApp, createRegistry, serve } from '@preflight/http';
 import { createLogger, type Logger } from '@preflight/log';
+import { createDeliveryClient } from './clients/delivery-client.ts';
 import type { WebhookConfig } from './config.ts';
 import { migrations } from './migrations/index.ts';
 import { registrations } from './routes/index.ts';
@@ -56,10 +57,11 @@ export async function startWebhookService(opts: StartOptions): Promise<RunningWe
       allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
       ...(opts.resolveHost ? { resolve: opts.resolveHost } : {}),
     });
+    const delivery = createDeliveryClient(config.DELIVERY_URL);
     const { app, markDraining } = createApp(
       { service: 'webhook', logger, registry: createRegistry('webhook'), readiness: { postgres: database.ping } },
       (a) => {
-        for (const register of registrations) register(a, { db: database.db, keys: config.WEBHOOK_SECRET_KEYS, targets, logger, signal });
+        for (const register of registrations) register(a, { db: database.db, keys: config.WEBHOOK_SECRET_KEYS, targets, logger, signal, delivery });
       },
     );
     const server = await serve({

@@ -31,6 +31,9 @@ export const webhookConfigShape = {
   NATS_URL: eventsConfigShape.NATS_URL,
   EVENTS_SUBJECT_PREFIX: eventsConfigShape.EVENTS_SUBJECT_PREFIX,
 
+  // The delivery service: the admin list's per-endpoint stats (POST /internal/v1/endpoint-stats).
+  DELIVERY_URL: env.url(['http', 'https'], 'http://127.0.0.1:8084'),
+
   // Lifts the public-address rule on webhook URLs: local development and tests only.
   WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool(false),
 

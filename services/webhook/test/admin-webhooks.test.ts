@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateWebhookResponseSchema, PublicWebhookSchema } from '@preflight/contract';
+import { NO_STATS } from './delivery-stand-in.ts';
 import { PUBLIC_URL, asAdmin, asKey, expectProblem, startHarness, type Harness } from './harness.ts';
 
 let h: Harness;
@@ -50,7 +51,7 @@ describe('GET /admin/v1/organizations/:orgId/webhooks', () => {
     const res = await adminList(org);
     expect(res.status).toBe(200);
     expect(res.body).toHaveLength(2);
-    const expectedKeys = [...Object.keys(PublicWebhookSchema.shape), 'consecutiveFailures', 'disabledAt'].sort();
+    const expectedKeys = [...Object.keys(PublicWebhookSchema.shape), 'consecutiveFailures', 'disabledAt', 'stats'].sort();
     for (const w of res.body) expect(Object.keys(w).sort()).toEqual(expectedKeys);
     expect(res.body[0]).toEqual({
       id: viaDashboard.body.id,
@@ -62,6 +63,7 @@ describe('GET /admin/v1/organizations/:orgId/webhooks', () => {
       createdAt: expect.any(String),
       consecutiveFailures: 0,
       disabledAt: null,
+      stats: NO_STATS,
     });
     expect(res.body[1]).toMatchObject({ id: viaApi.body.id, source: 'api', name: null });
     expect(JSON.stringify(res.body)).not.toContain(viaApi.body.secret);
@@ -83,8 +85,10 @@ describe('POST /admin/v1/webhooks/:id/enable', () => {
 
     const res = await h.call('POST', `/admin/v1/webhooks/${made.body.id}/enable`, { as: asAdmin });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...disabled, isEnabled: true, consecutiveFailures: 0, disabledAt: null });
-    expect((await adminList(orgId)).body.find((w: { id: string }) => w.id === made.body.id)).toEqual(res.body);
+    // The answer is the admin shape without the list's stats.
+    const { stats: _stats, ...settings } = disabled;
+    expect(res.body).toEqual({ ...settings, isEnabled: true, consecutiveFailures: 0, disabledAt: null });
+    expect((await adminList(orgId)).body.find((w: { id: string }) => w.id === made.body.id)).toEqual({ ...res.body, stats: NO_STATS });
   });
 
   it('is idempotent on an enabled endpoint', async () => {

@@ -8,6 +8,7 @@ import { startWebhookService } from '../src/app.ts';
 import { loadWebhookConfig } from '../src/config.ts';
 import type { WebhookDatabase } from '../src/storage/schema.ts';
 import type { HostResolver } from '../src/targets/target-check.ts';
+import { startDeliveryStandIn, type DeliveryStandIn } from './delivery-stand-in.ts';
 
 export const asKey = (orgId: string, keyName = 'CI pipeline'): Caller => ({ kind: 'api-key', orgId, keyId: randomUUID(), keyName });
 export const asAdmin: Caller = { kind: 'admin' };
@@ -29,6 +30,8 @@ export interface Harness {
   subjectPrefix: string;
   /** Direct access to the service's tables, to check what is stored. */
   db: Database<WebhookDatabase>['db'];
+  /** The delivery service's stand-in (DELIVERY_URL), unless `deliveryUrl` named another. */
+  delivery: DeliveryStandIn;
   call(method: string, path: string, opts?: { as?: Caller; body?: unknown; headers?: Record<string, string> }): Promise<Reply>;
   close(): Promise<void>;
 }
@@ -40,6 +43,8 @@ export interface HarnessOptions {
   resolveHost?: HostResolver;
   /** Run against an existing schema (another harness's); it is then left for its owner to drop. */
   schema?: string;
+  /** DELIVERY_URL; the harness's own stand-in by default. */
+  deliveryUrl?: string;
 }
 
 /** The webhook service on a loopback port, in a schema of its own (or a given one). */
@@ -47,6 +52,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const ownsSchema = opts.schema === undefined;
   const schema = opts.schema ?? isolatedName('webhook');
   const subjectPrefix = isolatedName('webhook_subj');
+  const delivery = await startDeliveryStandIn();
   const config = loadWebhookConfig(
     {
       WEBHOOK_PORT: '0',
@@ -57,6 +63,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       DB_POOL_MAX: '4',
       WEBHOOK_SECRET_KEYS: opts.secretKeys ?? newKey('k1'),
       WEBHOOK_ALLOW_PRIVATE_TARGETS: String(opts.allowPrivateTargets ?? false),
+      DELIVERY_URL: opts.deliveryUrl ?? delivery.url,
     },
     false,
   );
@@ -67,6 +74,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     exitOnShutdown: false,
     ...(opts.resolveHost ? { resolveHost: opts.resolveHost } : {}),
   }).catch(async (err) => {
+    await delivery.close();
     if (ownsSchema) await dropSchemas([schema]);
     throw err;
   });
@@ -77,6 +85,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     schema,
     subjectPrefix,
     db: reader.db,
+    delivery,
     async call(method, path, { as, body, headers = {} } = {}) {
       const res = await fetch(`${base}${path}`, {
         method,
@@ -93,6 +102,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     async close() {
       await service.shutdown('test finished');
       await reader.close();
+      await delivery.close();
       if (ownsSchema) await dropSchemas([schema]);
     },
   };

@@ -36,9 +36,11 @@ describe('GET /internal/v1/orgs/:orgId/endpoints', () => {
 
     const res = await endpoints(org, 'IssueCreated');
     expect(res.status).toBe(200);
+    // previousSecret and previousSecretExpiresAt are set only during a rotation's grace (secret-rotation.test.ts).
+    const unrotated = { previousSecret: null, previousSecretExpiresAt: null };
     expect(res.body).toEqual([
-      { id: all.body.id, url: PUBLIC_URL, secret: all.body.secret, events: [] },
-      { id: issues.body.id, url: PUBLIC_URL, secret: issues.body.secret, events: ['IssueCreated', 'IssueClosed'] },
+      { id: all.body.id, url: PUBLIC_URL, secret: all.body.secret, ...unrotated, events: [] },
+      { id: issues.body.id, url: PUBLIC_URL, secret: issues.body.secret, ...unrotated, events: ['IssueCreated', 'IssueClosed'] },
     ]);
     expect((await endpoints(org, 'CampaignLaunched')).body.map((e: { id: string }) => e.id)).toEqual([all.body.id, campaigns.body.id]);
     expect((await endpoints(org, 'ReportSealed')).body.map((e: { id: string }) => e.id)).toEqual([all.body.id]);
@@ -61,17 +63,56 @@ describe('GET /internal/v1/orgs/:orgId/endpoints', () => {
 });
 
 describe('GET /internal/v1/webhooks/:id', () => {
-  it('answers an endpoint\'s id and organisation, disabled or not, and 404 once it is deleted or for an unknown or malformed id', async () => {
+  it('answers an endpoint\'s id, organisation and state, disabled or not, and 404 once it is deleted or for an unknown or malformed id', async () => {
     const org = randomUUID();
     const { kept, disabled, deleted } = await endpointsInEachState(org);
-    for (const id of [kept, disabled]) {
+    for (const [id, isEnabled] of [[kept, true], [disabled, false]] as const) {
       const res = await h.call('GET', `/internal/v1/webhooks/${id}`);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ id, orgId: org });
+      expect(res.body).toEqual({ id, orgId: org, isEnabled });
     }
     expect(expectProblem(await h.call('GET', `/internal/v1/webhooks/${deleted}`), 404).detail).toContain(deleted);
     expectProblem(await h.call('GET', `/internal/v1/webhooks/${randomUUID()}`), 404);
     expectProblem(await h.call('GET', '/internal/v1/webhooks/nope'), 404);
+  });
+});
+
+describe('GET /internal/v1/webhooks/:id/endpoint', () => {
+  const detail = (id: string, via: Harness = h) => via.call('GET', `/internal/v1/webhooks/${id}/endpoint`);
+
+  it('answers an endpoint with its secrets whatever its state or event filter', async () => {
+    const org = randomUUID();
+    const { kept, disabled, deleted } = await endpointsInEachState(org);
+    const filtered = await createFor(org, { events: ['ReportSealed'] });
+    // A rotation without grace tells the secret the endpoint then holds (a disabled one rotates too).
+    const secretOf = async (id: string) => (await h.call('POST', `/admin/v1/webhooks/${id}/secret/rotate`, { as: asAdmin, body: { graceHours: 0 } })).body.secret;
+    for (const [id, isEnabled, events] of [[kept, true, []], [disabled, false, []], [filtered.body.id, true, ['ReportSealed']]] as const) {
+      const secret = await secretOf(id);
+      const res = await h.call('GET', `/internal/v1/webhooks/${id}/endpoint`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ id, orgId: org, url: PUBLIC_URL, events, isEnabled, secret, previousSecret: null, previousSecretExpiresAt: null });
+    }
+    // During a grace, the previous secret too.
+    const before = (await detail(kept)).body.secret;
+    const rotated = await h.call('POST', `/admin/v1/webhooks/${kept}/secret/rotate`, { as: asAdmin, body: { graceHours: 3 } });
+    expect((await detail(kept)).body).toMatchObject({ secret: rotated.body.secret, previousSecret: before, previousSecretExpiresAt: rotated.body.previousSecretExpiresAt });
+
+    expectProblem(await detail(deleted), 404);
+    expectProblem(await detail(randomUUID()), 404);
+    expectProblem(await detail('nope'), 404);
+  });
+
+  it('answers 409 for an endpoint whose secret this deployment cannot decrypt', async () => {
+    const made = await createFor(randomUUID(), {});
+    const onlyNew = await startHarness({ schema: h.schema, secretKeys: NEW_KEY });
+    try {
+      const problem = expectProblem(await detail(made.body.id, onlyNew), 409);
+      expect(problem.detail).toBe("the endpoint's secret cannot be decrypted with this deployment's keys");
+      expect(JSON.stringify(problem)).not.toContain(made.body.secret);
+    } finally {
+      await onlyNew.close();
+    }
+    expect((await detail(made.body.id)).body.secret).toBe(made.body.secret);
   });
 });
 

@@ -1,5 +1,5 @@
 import { notFound, pathId, requireAdmin, sendJson } from '@preflight/http';
-import { toAdminWebhook } from '../domain/webhook-view.ts';
+import { toAdminWebhook } from '../views/webhook-view.ts';
 import { enableWebhook } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
 
@@ -11,7 +11,8 @@ export const adminEnableWebhook: Registration = (app, { db, logger, signal }) =>
     const row = await enableWebhook(db, id);
     if (!row) throw notFound('webhook', id);
     logger.info({ webhookId: id, orgId: row.org_id }, 'webhook enabled');
-    await signal.changed(row.org_id);
+    // reset: every delivery replica forgets what its breaker learnt about the endpoint.
+    await signal.changed({ orgId: row.org_id, endpointId: id, reset: true });
     sendJson(req, res, 200, toAdminWebhook(row));
   });
 };

@@ -1,14 +1,33 @@
 import { pathId, requireAdmin, sendJson } from '@preflight/http';
-import { toAdminWebhook } from '../domain/webhook-view.ts';
+import type { Logger } from '@preflight/log';
+import type { DeliveryClient, EndpointStats } from '../clients/delivery-client.ts';
+import { toAdminWebhook, type AdminWebhookWithStats } from '../views/webhook-view.ts';
 import { listWebhooks } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
 
-/** GET /admin/v1/organizations/:orgId/webhooks: the public shape plus consecutiveFailures and disabledAt. */
-export const adminListWebhooks: Registration = (app, { db }) => {
+/**
+ * The delivery service's stats for these endpoints, or undefined when it cannot give them:
+ * the settings page then still lists the endpoints (with `stats: null`), since their settings
+ * live here and matter more than the numbers.
+ */
+async function statsOrNothing(delivery: DeliveryClient, ids: string[], logger: Logger, orgId: string): Promise<Map<string, EndpointStats> | undefined> {
+  if (ids.length === 0) return new Map();
+  try {
+    return await delivery.endpointStats(ids);
+  } catch (err) {
+    logger.warn({ orgId, endpoints: ids.length, err: (err as Error).message }, 'endpoint stats unavailable; admin list answered without them');
+    return undefined;
+  }
+}
+
+/** GET /admin/v1/organizations/:orgId/webhooks: the public shape plus consecutiveFailures, disabledAt and stats. */
+export const adminListWebhooks: Registration = (app, { db, delivery, logger }) => {
   app.get('/admin/v1/organizations/:orgId/webhooks', async (req, res) => {
     requireAdmin(req);
     const orgId = pathId(req.params.orgId, 'organization');
     const rows = await listWebhooks(db, orgId);
-    sendJson(req, res, 200, rows.map(toAdminWebhook));
+    const stats = await statsOrNothing(delivery, rows.map((r) => r.id), logger, orgId);
+    const items: AdminWebhookWithStats[] = rows.map((row) => ({ ...toAdminWebhook(row), stats: stats?.get(row.id) ?? null }));
+    sendJson(req, res, 200, items);
   });
 };

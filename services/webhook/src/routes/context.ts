@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import type { Kysely } from '@preflight/db';
 import type { Logger } from '@preflight/log';
+import type { DeliveryClient } from '../clients/delivery-client.ts';
 import type { KeyRing } from '../domain/secret-box.ts';
 import type { EndpointChangeSignal } from '../signals/endpoints-changed.ts';
 import type { TargetChecker } from '../targets/target-check.ts';
@@ -14,6 +15,8 @@ export interface RouteContext {
   logger: Logger;
   /** Call after a committed change to an organisation's endpoints, before answering. */
   signal: Pick<EndpointChangeSignal, 'changed'>;
+  /** The delivery service, for the admin list's stats. */
+  delivery: DeliveryClient;
 }
 
 export type Registration = (app: Express, ctx: RouteContext) => void;

@@ -48,6 +48,6 @@ export async function createWebhook(ctx: RouteContext, rawBody: unknown, orgId: 
     secret: sealSecret(ctx.keys, secret, secretContext(id)),
   });
   ctx.logger.info({ webhookId: row.id, orgId, source, events: row.events.length }, 'webhook created');
-  await ctx.signal.changed(orgId);
+  await ctx.signal.changed({ orgId, endpointId: row.id });
   return { id: row.id, url: row.url, events: row.events, secret };
 }

@@ -1,9 +1,11 @@
 import { adminCreateWebhook } from './admin-create-webhook.ts';
 import { adminEnableWebhook } from './admin-enable-webhook.ts';
 import { adminListWebhooks } from './admin-list-webhooks.ts';
+import { adminRotateSecret } from './admin-rotate-secret.ts';
 import type { Registration } from './context.ts';
 import { internalDeliveryOutcome } from './internal-delivery-outcome.ts';
 import { internalDeliveryOutcomes } from './internal-delivery-outcomes.ts';
+import { internalGetEndpoint } from './internal-get-endpoint.ts';
 import { internalGetWebhook } from './internal-get-webhook.ts';
 import { internalListEndpoints } from './internal-list-endpoints.ts';
 import { publicCreateWebhook } from './public-create-webhook.ts';
@@ -21,8 +23,10 @@ export const registrations: Registration[] = [
   adminCreateWebhook,
   adminListWebhooks,
   adminEnableWebhook,
+  adminRotateSecret,
   internalListEndpoints,
   internalGetWebhook,
+  internalGetEndpoint,
   internalDeliveryOutcome,
   internalDeliveryOutcomes,
 ];

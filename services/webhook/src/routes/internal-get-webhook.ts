@@ -1,18 +1,18 @@
 import { notFound, pathId, sendJson } from '@preflight/http';
-import { webhookOrg } from '../storage/webhooks.ts';
+import { webhookState } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
 
 /**
- * GET /internal/v1/webhooks/:id: whether an endpoint exists, and whose it is: 200
- * `{id, orgId}`, or 404 (unknown, deleted, or a malformed id). The delivery service asks it
- * when an endpoint's delivery log is empty, to tell an endpoint never delivered to from one
- * that does not exist. No secret, URL or state: the log needs none of them.
+ * GET /internal/v1/webhooks/:id: whether an endpoint exists, whose it is and whether it is
+ * enabled: 200 `{id, orgId, isEnabled}`, or 404 (unknown, deleted, or a malformed id). The
+ * delivery service asks it when an endpoint's delivery log is empty, to tell an endpoint never
+ * delivered to from one that does not exist. No secret or URL: `/endpoint` has those.
  */
 export const internalGetWebhook: Registration = (app, { db }) => {
   app.get('/internal/v1/webhooks/:id', async (req, res) => {
     const id = pathId(req.params.id, 'webhook');
-    const orgId = await webhookOrg(db, id);
-    if (!orgId) throw notFound('webhook', id);
-    sendJson(req, res, 200, { id, orgId });
+    const row = await webhookState(db, id);
+    if (!row) throw notFound('webhook', id);
+    sendJson(req, res, 200, { id, orgId: row.org_id, isEnabled: row.is_enabled });
   });
 };

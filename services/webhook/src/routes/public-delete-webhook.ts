@@ -9,7 +9,7 @@ export const publicDeleteWebhook: Registration = (app, { db, logger, signal }) =
     const id = pathId(req.params.id, 'webhook');
     if (!(await deleteWebhook(db, id, caller.orgId))) throw notFound('webhook', id);
     logger.info({ webhookId: id, orgId: caller.orgId }, 'webhook deleted');
-    await signal.changed(caller.orgId);
+    await signal.changed({ orgId: caller.orgId, endpointId: id });
     res.status(204).end();
   });
 };

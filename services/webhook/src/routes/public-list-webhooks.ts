@@ -1,5 +1,5 @@
 import { requireApiKey, sendJson } from '@preflight/http';
-import { toPublicWebhook } from '../domain/webhook-view.ts';
+import { toPublicWebhook } from '../views/webhook-view.ts';
 import { listWebhooks } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
 

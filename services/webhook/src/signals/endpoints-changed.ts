@@ -1,6 +1,6 @@
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connectNats } from '@preflight/bus';
-import { endpointsChangedSubject } from '@preflight/events';
+import { encodeEndpointsChanged, endpointsChangedSubject, type EndpointsChanged } from '@preflight/events';
 import type { Logger } from '@preflight/log';
 
 /** Longest a request waits for NATS to take the signal (or, just after start, to connect) before answering anyway. */
@@ -13,11 +13,12 @@ const within = (promise: Promise<unknown>, ms: number): Promise<unknown> => {
 
 export interface EndpointChangeSignal {
   /**
-   * Tells every delivery replica to drop its cached endpoints of `orgId`. Resolves once NATS
-   * has the message (or after a short bound), so a caller that answers afterwards knows an
-   * event it triggers next is fanned out with the change: the signal reached the server first.
+   * Tells every delivery replica to drop its cached endpoints of `change.orgId` (and, with
+   * `reset`, its breaker state for `change.endpointId`). Resolves once NATS has the message (or
+   * after a short bound), so a caller that answers afterwards knows an event it triggers next
+   * is fanned out with the change: the signal reached the server first.
    */
-  changed(orgId: string): Promise<void>;
+  changed(change: EndpointsChanged): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -39,17 +40,18 @@ export function startEndpointChangeSignal(opts: { url: string; subjectPrefix: st
   );
 
   return {
-    async changed(orgId) {
+    async changed(change) {
+      const { orgId, endpointId } = change;
       if (!nc && !closed) await within(connected, SIGNAL_TIMEOUT_MS);
       if (!nc || nc.isClosed()) {
-        log.debug({ orgId }, 'nats not connected; endpoint change not signalled');
+        log.debug({ orgId, endpointId }, 'nats not connected; endpoint change not signalled');
         return;
       }
       try {
-        nc.publish(subject, orgId);
+        nc.publish(subject, encodeEndpointsChanged(change));
         await within(nc.flush(), SIGNAL_TIMEOUT_MS);
       } catch (err) {
-        log.warn({ orgId, err: (err as Error).message }, 'endpoint change not signalled');
+        log.warn({ orgId, endpointId, err: (err as Error).message }, 'endpoint change not signalled');
       }
     },
     async close() {

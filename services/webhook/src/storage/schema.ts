@@ -1,6 +1,6 @@
 import type { ColumnType } from '@preflight/db';
 
-/** Table types of the webhook schema (migrations/0001_init.ts). */
+/** Table types of the webhook schema (migrations/0001_init.ts, 0002_previous_secret.ts). */
 type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
 export type WebhookSource = 'api' | 'dashboard';
@@ -19,6 +19,12 @@ export interface WebhooksTable {
   secret_iv: Buffer;
   secret_ciphertext: Buffer;
   secret_tag: Buffer;
+  // The secret the last rotation replaced, during its grace period (all null when there is none).
+  previous_secret_key_id: ColumnType<string | null, string | null | undefined, string | null>;
+  previous_secret_iv: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>;
+  previous_secret_ciphertext: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>;
+  previous_secret_tag: ColumnType<Buffer | null, Buffer | null | undefined, Buffer | null>;
+  previous_secret_expires_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: DefaultedTimestamp;
   updated_at: DefaultedTimestamp;
 }

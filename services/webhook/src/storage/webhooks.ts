@@ -34,10 +34,9 @@ export async function listWebhooks(db: Kysely<WebhookDatabase>, orgId: string): 
   return db.selectFrom('webhooks').selectAll().where('org_id', '=', orgId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
 }
 
-/** The organisation an endpoint belongs to; undefined when there is no such endpoint. */
-export async function webhookOrg(db: Kysely<WebhookDatabase>, id: string): Promise<string | undefined> {
-  const row = await db.selectFrom('webhooks').select('org_id').where('id', '=', id).executeTakeFirst();
-  return row?.org_id;
+/** The organisation an endpoint belongs to and whether it is enabled; undefined when there is no such endpoint. */
+export async function webhookState(db: Kysely<WebhookDatabase>, id: string): Promise<{ org_id: string; is_enabled: boolean } | undefined> {
+  return db.selectFrom('webhooks').select(['org_id', 'is_enabled']).where('id', '=', id).executeTakeFirst();
 }
 
 /** True when a row was removed; the org condition makes another organisation's id a miss. */
@@ -46,17 +45,71 @@ export async function deleteWebhook(db: Kysely<WebhookDatabase>, id: string, org
   return result.numDeletedRows > 0n;
 }
 
+/** A row as the delivery service's reads need it: `previous_live` tells whether its previous secret is still in its grace period. */
+export type EndpointRow = WebhookRow & { previous_live: boolean };
+
+// Judged by the database clock, the one that stamped the expiry at rotation.
+const selectEndpoint = (db: Kysely<WebhookDatabase>) =>
+  db.selectFrom('webhooks').selectAll().select(sql<boolean>`coalesce(previous_secret_expires_at > now(), false)`.as('previous_live'));
+
+/** One endpoint whatever its state or filter; undefined when there is no such endpoint. */
+export async function endpointById(db: Kysely<WebhookDatabase>, id: string): Promise<EndpointRow | undefined> {
+  return selectEndpoint(db).where('id', '=', id).executeTakeFirst();
+}
+
 /** Enabled endpoints of an organisation that receive `eventType` (an empty filter receives everything). */
-export async function endpointsFor(db: Kysely<WebhookDatabase>, orgId: string, eventType: string): Promise<WebhookRow[]> {
-  return db
-    .selectFrom('webhooks')
-    .selectAll()
+export async function endpointsFor(db: Kysely<WebhookDatabase>, orgId: string, eventType: string): Promise<EndpointRow[]> {
+  return selectEndpoint(db)
     .where('org_id', '=', orgId)
     .where('is_enabled', '=', true)
     .where(sql<boolean>`(cardinality(events) = 0 or ${eventType} = any(events))`)
     .orderBy('created_at')
     .orderBy('id')
     .execute();
+}
+
+/** The row's current secret as it is sealed. */
+export const sealedSecret = (row: WebhookRow): SealedSecret => ({ keyId: row.secret_key_id, iv: row.secret_iv, ciphertext: row.secret_ciphertext, tag: row.secret_tag });
+
+/** The row's previous secret as it is sealed, whether or not it has expired; null when it has none. */
+export function sealedPreviousSecret(row: WebhookRow): SealedSecret | null {
+  const { previous_secret_key_id: keyId, previous_secret_iv: iv, previous_secret_ciphertext: ciphertext, previous_secret_tag: tag } = row;
+  return keyId !== null && iv !== null && ciphertext !== null && tag !== null ? { keyId, iv, ciphertext, tag } : null;
+}
+
+/** Locks an endpoint's row until the transaction ends (a rotation reads the secret it replaces); undefined when there is none. */
+export async function lockWebhook(trx: Kysely<WebhookDatabase>, id: string): Promise<WebhookRow | undefined> {
+  return trx.selectFrom('webhooks').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}
+
+/**
+ * Stores a rotation: `secret` becomes current, `previous` (null: none kept) stays usable for
+ * `graceHours` from now. Answers when the previous secret stops being used.
+ */
+export async function replaceSecret(
+  trx: Kysely<WebhookDatabase>,
+  id: string,
+  input: { secret: SealedSecret; previous: SealedSecret | null; graceHours: number },
+): Promise<Date> {
+  const { secret, previous, graceHours } = input;
+  const row = await trx
+    .updateTable('webhooks')
+    .set({
+      secret_key_id: secret.keyId,
+      secret_iv: secret.iv,
+      secret_ciphertext: secret.ciphertext,
+      secret_tag: secret.tag,
+      previous_secret_key_id: previous?.keyId ?? null,
+      previous_secret_iv: previous?.iv ?? null,
+      previous_secret_ciphertext: previous?.ciphertext ?? null,
+      previous_secret_tag: previous?.tag ?? null,
+      previous_secret_expires_at: sql<Date>`now() + make_interval(hours => ${graceHours}::integer)`,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', id)
+    .returning('previous_secret_expires_at')
+    .executeTakeFirstOrThrow();
+  return row.previous_secret_expires_at!;
 }
 
 /** Operator re-enable: enabled, failure count reset, disabledAt cleared. */
@@ -101,13 +154,6 @@ export interface EndpointState {
 }
 
 /**
- * Records many outcomes, in the order given, with exactly the rules of `recordDeliveryOutcome`
- * applied one after the other, but with two statements at most: the endpoints' rows are locked
- * (in id order, so concurrent batches cannot deadlock), the outcomes are folded in memory and
- * each endpoint whose state moved is updated once. Answers the state after each outcome, undefined for an
- * unknown endpoint. Run it in a transaction (the locks must last until the update).
- */
-/**
  * Records successes only (the common report: endpoints that keep delivering) with one
  * statement and no transaction: a success sets the count to 0 and changes nothing else, so
  * only endpoints with failures are written, and nothing needs to stay locked. A concurrent
@@ -126,6 +172,13 @@ export async function recordSuccesses(db: Kysely<WebhookDatabase>, ids: readonly
   return ids.map((id) => state.get(id));
 }
 
+/**
+ * Records many outcomes, in the order given, with exactly the rules of `recordDeliveryOutcome`
+ * applied one after the other, but with two statements at most: the endpoints' rows are locked
+ * (in id order, so concurrent batches cannot deadlock), the outcomes are folded in memory and
+ * each endpoint whose state moved is updated once. Answers the state after each outcome, undefined for an
+ * unknown endpoint. Run it in a transaction (the locks must last until the update).
+ */
 export async function recordDeliveryOutcomes(
   trx: Kysely<WebhookDatabase>,
   outcomes: ReadonlyArray<{ id: string; delivered: boolean }>,

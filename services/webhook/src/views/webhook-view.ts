@@ -1,4 +1,5 @@
 import type { PublicWebhook } from '@preflight/contract';
+import type { EndpointStats } from '../clients/delivery-client.ts';
 import type { WebhookRow } from '../storage/webhooks.ts';
 
 /** Rows to the public shape of spec 2.9: every field present; never the secret. */
@@ -20,3 +21,6 @@ export type AdminWebhook = PublicWebhook & { consecutiveFailures: number; disabl
 export function toAdminWebhook(row: WebhookRow): AdminWebhook {
   return { ...toPublicWebhook(row), consecutiveFailures: row.consecutive_failures, disabledAt: row.disabled_at?.toISOString() ?? null };
 }
+
+/** The admin list's item: the delivery service's numbers for the endpoint, null when it could not give them. */
+export type AdminWebhookWithStats = AdminWebhook & { stats: EndpointStats | null };

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { outgoingTraceparent } from '@preflight/http';
+
+/** One endpoint's numbers as the delivery service's `POST /internal/v1/endpoint-stats` answers them. */
+const EndpointStatsSchema = z.object({
+  attempts24h: z.number().int().nonnegative(),
+  succeeded24h: z.number().int().nonnegative(),
+  p50Ms: z.number().nonnegative().nullable(),
+  p99Ms: z.number().nonnegative().nullable(),
+  lastSuccessAt: z.string().nullable(),
+  lastFailureAt: z.string().nullable(),
+});
+export type EndpointStats = z.infer<typeof EndpointStatsSchema>;
+
+const StatsAnswerSchema = z.object({ stats: z.record(z.string(), EndpointStatsSchema) });
+
+/** The delivery service takes at most this many ids per call. */
+export const STATS_IDS_PER_CALL = 500;
+
+/** The settings page waits for the numbers no longer than this; it then shows the list without them. */
+const TIMEOUT_MS = 2_000;
+
+/** The delivery service gave no usable answer (down, too slow, or garbled). */
+export class DeliveryServiceUnavailable extends Error {
+  override readonly name = 'DeliveryServiceUnavailable';
+}
+
+export interface DeliveryClient {
+  /** Stats by endpoint id (as asked); throws DeliveryServiceUnavailable when they cannot be had. */
+  endpointStats(ids: readonly string[]): Promise<Map<string, EndpointStats>>;
+}
+
+/**
+ * Global fetch (undici inside Node) rather than undici's `request`: the webhook service has no
+ * undici dependency of its own, and one call per admin list needs no tuned agent.
+ */
+export function createDeliveryClient(baseUrl: string): DeliveryClient {
+  const base = baseUrl.replace(/\/+$/, '');
+
+  async function statsOf(ids: readonly string[]): Promise<Record<string, EndpointStats>> {
+    const traceparent = outgoingTraceparent();
+    let answer: unknown;
+    try {
+      const res = await fetch(`${base}/internal/v1/endpoint-stats`, {
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/json', ...(traceparent ? { traceparent } : {}) },
+        body: JSON.stringify({ ids }),
+        // Covers connecting, the headers and the body alike.
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+      if (res.status !== 200) {
+        await res.body?.cancel();
+        throw new DeliveryServiceUnavailable(`the delivery service answered ${res.status} to endpoint stats`);
+      }
+      answer = await res.json();
+    } catch (err) {
+      if (err instanceof DeliveryServiceUnavailable) throw err;
+      throw new DeliveryServiceUnavailable(`no answer from the delivery service: ${(err as Error).message}`, { cause: err });
+    }
+    const parsed = StatsAnswerSchema.safeParse(answer);
+    if (!parsed.success) throw new DeliveryServiceUnavailable('the delivery service answered endpoint stats in an unexpected shape');
+    return parsed.data.stats;
+  }
+
+  return {
+    async endpointStats(ids) {
+      const chunks: Array<readonly string[]> = [];
+      for (let i = 0; i < ids.length; i += STATS_IDS_PER_CALL) chunks.push(ids.slice(i, i + STATS_IDS_PER_CALL));
+      const answers = await Promise.all(chunks.map(statsOf));
+      // A Map, not an object: the answer's keys come from another process.
+      return new Map(answers.flatMap((stats) => Object.entries(stats)));
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { notFound, parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { newSigningSecret, openSecret, sealSecret, secretContext, SecretUnavailableError, type SealedSecret } from '../domain/secret-box.ts';
+import { lockWebhook, replaceSecret, sealedSecret } from '../storage/webhooks.ts';
+import type { Registration } from './context.ts';
+
+export const DEFAULT_GRACE_HOURS = 24;
+export const MAX_GRACE_HOURS = 72;
+
+const GRACE_ERROR = { error: `graceHours must be a whole number of hours from 0 to ${MAX_GRACE_HOURS}.` };
+const RotateSecretSchema = z.strictObject({
+  graceHours: z.number(GRACE_ERROR).int(GRACE_ERROR).min(0, GRACE_ERROR).max(MAX_GRACE_HOURS, GRACE_ERROR).default(DEFAULT_GRACE_HOURS),
+});
+
+/**
+ * POST /admin/v1/webhooks/:id/secret/rotate `{graceHours?}` (admin-api-v1.md): a new signing
+ * secret, shown only in this answer; the one it replaces keeps signing deliveries beside it for
+ * `graceHours` (0: not at all). Rotating again during a grace drops the older previous secret.
+ */
+export const adminRotateSecret: Registration = (app, { db, keys, logger, signal }) => {
+  app.post('/admin/v1/webhooks/:id/secret/rotate', async (req, res) => {
+    requireAdmin(req);
+    const id = pathId(req.params.id, 'webhook');
+    // The body is optional: no body rotates with the default grace.
+    const { graceHours } = parseBody(RotateSecretSchema, req.body ?? {});
+    const context = secretContext(id);
+    const secret = newSigningSecret();
+    // The row lock orders concurrent rotations: each keeps the secret current when it runs.
+    const rotated = await db.transaction().execute(async (trx) => {
+      const row = await lockWebhook(trx, id);
+      if (!row) return undefined;
+      let previous: SealedSecret | null = null;
+      if (graceHours > 0) {
+        // Re-sealed (rather than copied) so it moves to the primary key like the new secret.
+        try {
+          previous = sealSecret(keys, openSecret(keys, sealedSecret(row), context), context);
+        } catch (err) {
+          if (!(err instanceof SecretUnavailableError)) throw err;
+          // Rotating is how an operator replaces a secret nobody can open: no grace for it.
+          logger.warn({ webhookId: id, keyId: err.keyId }, 'webhook secret being replaced cannot be decrypted; no previous secret kept');
+        }
+      }
+      const expiresAt = await replaceSecret(trx, id, { secret: sealSecret(keys, secret, context), previous, graceHours: previous ? graceHours : 0 });
+      return { orgId: row.org_id, expiresAt };
+    });
+    if (!rotated) throw notFound('webhook', id);
+    logger.info({ webhookId: id, orgId: rotated.orgId, graceHours }, 'webhook secret rotated');
+    await signal.changed({ orgId: rotated.orgId, endpointId: id });
+    sendJson(req, res, 200, { secret, previousSecretExpiresAt: rotated.expiresAt.toISOString() });
+  });
+};
