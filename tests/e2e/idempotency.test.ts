@@ -83,3 +83,18 @@ describe('admin POSTs with an Idempotency-Key', () => {
     expect((await issuesOf(t.campaign.id, t.keys.r!.key)).total).toBe(1);
   });
 });
+
+describe('the served OpenAPI document', () => {
+  it('offers the optional Idempotency-Key header, the replay marker and the 409 on every POST', async () => {
+    const doc = (await call(sys, 'GET', '/api/v1/openapi.json')).body;
+    const posts = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((item) => (item.post ? [item.post] : []));
+    expect(posts.length).toBeGreaterThan(0);
+    for (const op of posts) {
+      expect(op.parameters, op.operationId).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+      const success = Object.entries(op.responses as Record<string, any>).find(([status]) => status.startsWith('2'))![1];
+      expect(success.headers['Idempotent-Replayed'], op.operationId).toBeDefined();
+      expect(op.responses['409'], op.operationId).toEqual({ $ref: '#/components/responses/Conflict' });
+    }
+    expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false, schema: { maxLength: 255 } });
+  });
+});

@@ -191,8 +191,12 @@ function content(schema: JsonSchema, mediaTypes: readonly string[]): Record<stri
 }
 
 function operationObject(op: Operation): JsonSchema {
+  // Every POST takes an Idempotency-Key (the gateway honours it on all of them).
+  const post = op.method === 'post';
+  const parameters = [...(op.parameters ?? []), ...(post ? (['IdempotencyKey'] as const) : [])];
   const problems: ProblemName[] = [
     ...op.problems,
+    ...(post ? (['Conflict'] as ProblemName[]) : []),
     'Unauthorized',
     ...(op.scope === null ? [] : (['Forbidden'] as ProblemName[])),
     'TooManyRequests',
@@ -202,7 +206,7 @@ function operationObject(op: Operation): JsonSchema {
   const responses: Record<string, JsonSchema> = {
     [String(op.success.status)]: {
       description: op.success.description,
-      headers: rateLimitHeaders(),
+      headers: { ...rateLimitHeaders(), ...(post ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}) },
       ...(op.success.schema ? { content: content(op.success.schema, RESPONSE_MEDIA_TYPES) } : {}),
     },
   };
@@ -219,7 +223,7 @@ function operationObject(op: Operation): JsonSchema {
     description: `${op.description}\n\n${scopeText(op.scope)}`,
     'x-required-scope': op.scope,
     security: securityFor(op.scope),
-    ...(op.parameters ? { parameters: op.parameters.map((p) => parameterRef(p)) } : {}),
+    ...(parameters.length > 0 ? { parameters: parameters.map((p) => parameterRef(p)) } : {}),
     ...(op.requestBody
       ? { requestBody: { required: true, content: content(ref(op.requestBody), REQUEST_MEDIA_TYPES) } }
       : {}),

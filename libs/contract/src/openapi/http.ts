@@ -62,6 +62,11 @@ export const HEADERS: Record<string, JsonSchema> = {
     description: 'When quota next frees up (the oldest request in the sliding window leaves it), in UTC epoch seconds.',
     schema: { type: 'integer', format: 'int64' },
   },
+  'Idempotent-Replayed': {
+    description:
+      '`true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` (nothing was done again); absent on a first answer.',
+    schema: { type: 'string', const: 'true' },
+  },
   'Retry-After': { description: 'Seconds to wait before retrying; a retry after that is admitted.', schema: int32, required: true },
   'WWW-Authenticate': {
     description: 'The Bearer challenge: `Bearer realm="preflight-api"`, with `error="invalid_token"` when a key was presented but is not valid.',
@@ -100,7 +105,7 @@ export const PROBLEM_RESPONSES = {
     code: 'bad_request',
     title: 'Bad request.',
     description:
-      'A query parameter is invalid (`type` …/bad-request, with an `errors` map naming each parameter), or the body is not valid JSON (`type` …/malformed-json, title "Malformed JSON.").',
+      'A query parameter or the `Idempotency-Key` header is invalid (`type` …/bad-request, with an `errors` map naming each), or the body is not valid JSON (`type` …/malformed-json, title "Malformed JSON.").',
     detail: 'One or more query parameters are invalid.',
     schema: 'ProblemDetails',
     errors: { pageSize: ['pageSize must be at most 200.'] },
@@ -167,7 +172,8 @@ export const PROBLEM_RESPONSES = {
     status: 422,
     code: 'validation',
     title: 'Validation failed.',
-    description: 'The body fails validation; `errors` maps each offending field (`$` for the body itself) to its messages.',
+    description:
+      'The body fails validation; `errors` maps each offending field (`$` for the body itself) to its messages. Also the answer when an `Idempotency-Key` was already used with a different request (`errors` names `Idempotency-Key`).',
     detail: 'One or more fields are invalid.',
     schema: 'ValidationProblemDetails',
     errors: { title: ['Is required.'], severity: ['Must be one of: Critical, High, Medium, Low, Trivial.'] },
@@ -179,6 +185,16 @@ export const PROBLEM_RESPONSES = {
     title: 'Too many requests.',
     description: 'The key exceeded its rate limit; retry after `Retry-After` seconds.',
     detail: 'Rate limit of 600 requests per 60 seconds exceeded. Retry after 12 seconds.',
+    schema: 'ProblemDetails',
+    rateLimited: true,
+  },
+  Conflict: {
+    status: 409,
+    code: 'conflict',
+    title: 'Conflict.',
+    description:
+      'A request with the same `Idempotency-Key` is still in progress after the wait (retry after `Retry-After` seconds to get its answer), or was done but its answer was too large to keep for replay (`firstStatus`; it is not run again).',
+    detail: 'A request with this Idempotency-Key is still in progress. Retry after 1 second to get its answer.',
     schema: 'ProblemDetails',
     rateLimited: true,
   },
@@ -196,7 +212,7 @@ export const PROBLEM_RESPONSES = {
     code: 'upstream_unavailable',
     title: 'Service unavailable.',
     description:
-      'A service or store behind the API is unavailable (`type` …/upstream-unavailable, or …/dependency-unavailable when keys cannot be checked, then without rate-limit headers); retry later.',
+      'A service or store behind the API is unavailable (`type` …/upstream-unavailable, or …/dependency-unavailable when keys cannot be checked, then without rate-limit headers, or when a request carries an `Idempotency-Key` and its store is unreachable); nothing was done, retry later.',
     detail: 'The issue service is unavailable. Try again shortly.',
     schema: 'ProblemDetails',
     extra: { service: 'issue' },
@@ -279,6 +295,15 @@ export const PARAMETERS = {
     required: false,
     description: 'Only issues of this severity.',
     schema: fieldSchema(IssueListQuerySchema.shape.severity),
+  },
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Makes a retry safe: the same key with the same request (method, path and body) within 24 hours answers the first answer, with `Idempotent-Replayed: true`, and does nothing again. Scoped to the calling key and this operation. The same key with another request is a 422; while the first is in flight a duplicate waits for it (409 if it takes longer than 15 s). 5xx answers are not kept, so a retry after one runs again. Use a fresh random value (a UUID) per operation.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[ -~]+$' },
+    example: '5f0c8e0e-3b9f-4bb1-a6cf-0d6a4f1d2c77',
   },
   Page: pagingParameter('page', 'Page number, from 1. Below 1 or not a whole number: 400.'),
   PageSize: pagingParameter(
