@@ -338,8 +338,8 @@ describe('policy', () => {
     expect(peers('issue').sort()).toEqual(['namespace:monitoring', 'pod:gateway']);
     // the delivery pods read endpoints and report outcomes on /internal/v1
     expect(peers('webhook').sort()).toEqual(['namespace:monitoring', 'pod:delivery', 'pod:gateway']);
-    // the gateway, for its admin deliveries route
-    expect(peers('delivery', 'delivery:production').sort()).toEqual(['namespace:monitoring', 'pod:gateway']);
+    // the gateway, for its admin deliveries routes; the webhook service, for endpoint stats
+    expect(peers('delivery', 'delivery:production').sort()).toEqual(['namespace:monitoring', 'pod:gateway', 'pod:webhook']);
   });
 
   type Peer = { podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: object; ipBlock?: { cidr: string; except?: string[] } };
