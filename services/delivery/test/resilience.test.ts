@@ -6,6 +6,7 @@ import {
   deliveryLog,
   deliveryLogOf,
   cleanup,
+  databaseClient,
   eventPublisher,
   isolation,
   queryRows,
@@ -177,6 +178,29 @@ describe('a stalled endpoint', () => {
     for (let i = 0; i < 4; i += 1) await pub.publish(issueCreated(org), { orgId: org });
     await eventually(async () => expect(await h.metric('delivery_endpoints_stalled')).toBe(1), { timeoutMs: 5_000 });
     expect(Date.now() - timedOutAt).toBeLessThan(900);
+  });
+
+  it('stores the deliveries of an endpoint stalled here without waking every replica\'s claim loop', async () => {
+    // Long attempts and far retries: the endpoint stays stalled for the whole test.
+    const { h, pub, iso } = await service({ DELIVERY_ATTEMPT_TIMEOUT_MS: '20000', DELIVERY_RETRY_SCHEDULE_MS: '60000,60000' });
+    const org = randomUUID();
+    const r = await receiver(() => undefined);
+    const endpoint = stub.add(org, r.url);
+    for (let i = 0; i < 8; i += 1) await pub.publish(issueCreated(org), { orgId: org });
+    await eventually(async () => expect(await h.metric('delivery_endpoints_stalled')).toBe(1), { timeoutMs: 5_000 });
+    const listener = await databaseClient();
+    const notified: string[] = [];
+    listener.on('notification', (n) => notified.push(n.channel));
+    await listener.query(`listen "${iso.schema}_delivery"`);
+    try {
+      for (let i = 0; i < 10; i += 1) await pub.publish(issueCreated(org), { orgId: org });
+      const stored = async () =>
+        (await queryRows<{ n: number }>(`select count(*)::int as n from "${iso.schema}".deliveries where endpoint_id = $1 and lease_token is null`, [endpoint.id]))[0]!.n;
+      await eventually(async () => expect(await stored()).toBe(10));
+      expect(notified).toEqual([]);
+    } finally {
+      await listener.end();
+    }
   });
 });
 

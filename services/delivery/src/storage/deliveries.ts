@@ -108,6 +108,8 @@ export interface NewDelivery {
   url: string;
   /** Taken by this replica's scheduler as it is inserted: the lease token it holds the row under (undefined: due at once, and `channel` is notified). */
   leaseToken: string | undefined;
+  /** Due at once without notifying `channel` (its endpoint is stalled here). */
+  quiet?: boolean;
 }
 
 /** An attempt the fan-out's transaction records (it ended before the transaction), and the URL its delivery goes to. */
@@ -135,7 +137,7 @@ export async function storeFanout(
   const written = d.written ?? [];
   const moved = written.filter((w) => !nothingLeft(w.completion));
   const rows = [
-    ...d.rows.map((r) => ({ ...r, status: 'pending' as DeliveryStatus, attemptCount: 0, dueInMs: null as number | null })),
+    ...d.rows.map((r) => ({ ...r, status: 'pending' as DeliveryStatus, attemptCount: 0, dueInMs: null as number | null, wake: r.leaseToken === undefined && !r.quiet })),
     ...moved.map(({ completion: c, url }) => ({
       id: c.attempt.deliveryId,
       eventId: c.attempt.eventId,
@@ -147,6 +149,7 @@ export async function storeFanout(
       status: c.next.status,
       attemptCount: c.attempt.attempt,
       dueInMs: c.next.retryInMs ?? 0,
+      wake: false,
     })),
   ];
   if (rows.length === 0 && written.length === 0) return;
@@ -176,10 +179,9 @@ export async function storeFanout(
         ${col('url')}::text[], ${col('status')}::text[], ${col('attemptCount')}::integer[], ${col('dueInMs')}::integer[],
         ${col('leaseToken').map((t) => t ?? null)}::uuid[])
         as r (id, event_id, event_type, endpoint_id, org_id, url, status, attempt_count, due_in_ms, lease_token)
-      returning lease_token, status, attempt_count, next_attempt_at <= now() as due
     )
     select pg_notify(${d.channel}, '') from (select 1) one
-    where exists (select 1 from inserted where lease_token is null and status = 'pending' and attempt_count = 0 and due)`.execute(db);
+    where ${rows.some((r) => r.wake)}`.execute(db);
 }
 
 /**

@@ -79,6 +79,14 @@ export const RECORD_BATCH = 200;
  * and an outcome call to the webhook service.
  */
 const RECORD_LINGER_MS = 5;
+/** The result of an attempt whose endpoint went away: no request. */
+const CANCELLED: PostResult = {
+  statusCode: null,
+  responseBody: null,
+  error: 'endpoint deleted, disabled or no longer subscribed to this event; delivery cancelled',
+  delivered: false,
+  unhealthy: false,
+};
 /** Claimed and handed-over rows are stored already. */
 const STORED = Promise.resolve(true);
 
@@ -138,11 +146,13 @@ export function attemptRunner(opts: AttemptRunnerOptions): AttemptRunner {
     return endpoint && (endpoint.isEnabled || row.trigger === 'test') ? endpoint : undefined;
   }
 
-  function unsent(w: Waiting, now: number, inFlight: number): Promise<void> {
+  async function unsent(w: Waiting, now: number, inFlight: number): Promise<void> {
+    // An endpoint disabled meanwhile (most likely by these very failures) cancels it instead.
+    const endpoint = await endpointFor(w.row).catch(() => ({}) as SigningSecrets);
+    const attempt = { attemptId: w.row.attempt_count === 0 ? w.row.id : newAttemptId(), number: w.row.attempt_count + 1, attemptedAt: new Date(w.dueAt) };
+    if (!endpoint) return finish(w, { ...attempt, durationMs: 0, result: CANCELLED, outcome: 'cancelled' });
     return finish(w, {
-      attemptId: w.row.attempt_count === 0 ? w.row.id : newAttemptId(),
-      number: w.row.attempt_count + 1,
-      attemptedAt: new Date(w.dueAt),
+      ...attempt,
       durationMs: Math.max(0, now - w.dueAt),
       result: { statusCode: null, responseBody: null, error: notStartedError(inFlight, opts.attemptTimeoutMs), delivered: false, unhealthy: false },
       outcome: 'failed',
@@ -170,7 +180,7 @@ export function attemptRunner(opts: AttemptRunnerOptions): AttemptRunner {
         number,
         attemptedAt,
         durationMs: 0,
-        result: { statusCode: null, responseBody: null, error: 'endpoint deleted, disabled or no longer subscribed to this event; delivery cancelled', delivered: false, unhealthy: false },
+        result: CANCELLED,
         outcome: 'cancelled',
       });
       return;

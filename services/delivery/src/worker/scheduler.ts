@@ -128,6 +128,8 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       slots.reserve(id);
       return true;
     });
+    const now = Date.now();
+    const quiet = endpointIds.map((id, i) => !granted[i] && slots.isStalled(id, now));
     let settled = false;
     const settle = (): boolean => {
       if (settled) return false;
@@ -138,6 +140,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     return {
       token,
       granted,
+      quiet,
       accept(rows) {
         if (!settle()) return;
         if (stopping) {
@@ -145,8 +148,8 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
           for (const row of rows) void releaseLease(opts.db, row.id, token, new Date()).catch((err: unknown) => log.warn({ deliveryId: row.id, err: (err as Error).message }, 'could not give a new delivery back; its lease will expire'));
           return;
         }
-        const now = Date.now();
-        for (const row of rows) slots.enqueue({ row, token, dueAt: now });
+        const acceptedAt = Date.now();
+        for (const row of rows) slots.enqueue({ row, token, dueAt: acceptedAt });
         pump();
       },
       release() {
