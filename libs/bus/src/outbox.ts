@@ -7,6 +7,7 @@ import { Registry } from 'prom-client';
 import type { Logger } from '@preflight/log';
 import { counter, errorMessage, gauge } from './metrics.ts';
 import { Sleeper } from './sleeper.ts';
+import { listenFor } from '@preflight/db';
 
 /** Headers every relayed message carries besides `Nats-Msg-Id` (= the event id). */
 export const EVENT_TYPE_HEADER = 'Preflight-Event-Type';
@@ -209,7 +210,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   let lastPrune = 0;
   let lastGauges = 0;
 
-  const listener = startListener(opts, outboxChannel(opts.schema), () => wakeup.wake(), log);
+  const listener = listenFor({ pool: opts.pool, url: opts.url, channel: outboxChannel(opts.schema), onNotify: () => wakeup.wake(), logger: log, what: 'outbox' });
   const local = opts.pool ? watchPool(opts.pool, opts.schema, () => wakeup.wake()) : undefined;
 
   async function drainBatch(): Promise<{ claimed: number; failed: boolean }> {
@@ -358,74 +359,6 @@ function watchPool(pool: pg.Pool, schema: string, onCommit: () => void): { close
       // Writers still in a transaction get no wake-up from this relay any more: their rows wait
       // for another replica's poll or the next relay's drain at start, as after a crash.
       pool.off('release', onRelease);
-    },
-  };
-}
-
-/**
- * The LISTEN connection: reconnects with a capped backoff after any error, and calls
- * `onNotify` after every (re)connection too, since NOTIFYs sent while it was down are lost.
- */
-function startListener(opts: Pick<OutboxRelayOptions, 'pool' | 'url'>, channel: string, onNotify: () => void, log: Logger) {
-  if (!opts.pool && !opts.url) throw new Error('startOutboxRelay needs a pool or a url for its LISTEN connection');
-  let closed = false;
-  let current: { client: pg.ClientBase; dispose: (err?: Error) => Promise<void> } | undefined;
-  let retry: NodeJS.Timeout | undefined;
-  let failures = 0;
-
-  async function open(): Promise<void> {
-    if (closed) return;
-    let conn: typeof current;
-    try {
-      if (opts.pool) {
-        const client = await opts.pool.connect();
-        conn = { client, dispose: async (err) => client.release(err ?? true) };
-      } else {
-        const client = new pg.Client({ connectionString: opts.url });
-        client.on('error', () => undefined);
-        await client.connect();
-        conn = { client, dispose: async () => client.end().catch(() => undefined) };
-      }
-      const c = conn;
-      c.client.on('notification', (n) => {
-        if (n.channel === channel) onNotify();
-      });
-      c.client.on('error', (err) => {
-        if (closed || current !== c) return;
-        log.warn({ err: errorMessage(err) }, 'outbox LISTEN connection lost');
-        current = undefined;
-        void c.dispose(err);
-        schedule();
-      });
-      await c.client.query(`listen ${pg.escapeIdentifier(channel)}`);
-      if (closed) return void (await c.dispose());
-      current = c;
-      failures = 0;
-      onNotify();
-    } catch (err) {
-      if (conn) await conn.dispose(err instanceof Error ? err : undefined);
-      log.warn({ err: errorMessage(err) }, 'outbox LISTEN connection failed; relying on the poll until it is back');
-      schedule();
-    }
-  }
-
-  function schedule(): void {
-    if (closed) return;
-    failures += 1;
-    retry = setTimeout(() => void open(), Math.min(30_000, 250 * 2 ** Math.min(failures, 7)));
-  }
-
-  void open();
-  return {
-    async close(): Promise<void> {
-      closed = true;
-      clearTimeout(retry);
-      const c = current;
-      current = undefined;
-      if (c) {
-        await c.client.query(`unlisten *`).catch(() => undefined);
-        await c.dispose();
-      }
     },
   };
 }

@@ -2,7 +2,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connectNats, ensureStream, eventStreamOptions, startConsumer, type RunningConsumer } from '@preflight/bus';
 import type { Kysely } from '@preflight/db';
-import { createDatabase, migrateToLatest } from '@preflight/db';
+import { createDatabase, listenFor, migrateToLatest } from '@preflight/db';
 import { allSubjects, decodeEndpointsChanged, endpointsChangedSubject } from '@preflight/events';
 import { createApp, createRegistry, serve } from '@preflight/http';
 import { createLogger, type Logger } from '@preflight/log';
@@ -16,7 +16,6 @@ import { migrations } from './migrations/index.ts';
 import { registrations } from './routes/index.ts';
 import type { DeliveryDatabase } from './storage/schema.ts';
 import { Breakers } from './worker/breakers.ts';
-import { startListener } from './worker/listener.ts';
 import { deliveryMetrics, stalledGauge, unstoredGauge } from './worker/metrics.ts';
 import { startLogRetention, type LogRetention } from './worker/log-retention.ts';
 import { startOutcomeReporter, type OutcomeReporter } from './worker/outcome-reporter.ts';
@@ -145,7 +144,7 @@ export async function startDeliveryService(opts: StartOptions): Promise<RunningD
       onUnreported: () => outcomes.wake(),
     });
     scheduler = work;
-    listener = startListener(database.pool, deliveryChannel(database.schema), () => work.wake(), logger.child({ component: 'scheduler' }));
+    listener = listenFor({ pool: database.pool, channel: deliveryChannel(database.schema), onNotify: () => work.wake(), logger: logger.child({ component: 'scheduler' }), what: 'delivery' });
 
     const fan = fanout({
       subjectPrefix: config.EVENTS_SUBJECT_PREFIX,
