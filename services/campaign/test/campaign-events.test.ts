@@ -137,7 +137,7 @@ describe('crash windows', () => {
 describe('operations', () => {
   it('reports NATS in readiness and exports the outbox, consumer and readiness metrics', async () => {
     const ready = await json(await svc.get('/readyz'), 200);
-    expect(ready).toEqual({ status: 'ready', checks: { database: 'ok', nats: 'ok' } });
+    expect(ready).toEqual({ status: 'ready', checks: { postgres: 'ok', nats: 'ok' } });
     const metrics = await (await svc.get('/metrics')).text();
     for (const name of ['outbox_published_total', 'outbox_oldest_unpublished_age_seconds', 'consumer_lag', 'consumer_processed_total', 'campaign_readiness_recomputed_total']) {
       expect(metrics).toContain(`# TYPE ${name} `);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { eventsConfigShape } from '@preflight/bus';
 import { env, loadConfig } from '@preflight/config';
+import { databaseConfigShape, logConfigShape } from '@preflight/service-kit';
 
 /** Waits between attempts, comma-separated milliseconds: "1000,5000" = 3 attempts in all. */
 const retrySchedule = (fallback: string) =>
@@ -23,11 +24,7 @@ export const deliveryConfigShape = {
   DELIVERY_PORT: env.port(8084),
 
   // Database: the service owns one schema (deliveries, attempts, inbox) and nothing else.
-  DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/preflight'),
-  DB_SCHEMA: env.identifier('delivery'),
-  DB_POOL_MAX: env.int(10, { min: 2, max: 100 }),
-  // Off where a Helm hook Job runs `main.ts migrate` before the rollout.
-  MIGRATE_ON_START: env.bool(true),
+  ...databaseConfigShape('delivery', { poolMin: 2 }),
 
   // Domain events: every event under the prefix is fanned out by the durable consumer
   // `delivery-fanout` (same stream settings as every other service).
@@ -70,7 +67,7 @@ export const deliveryConfigShape = {
   // Lifts the public-address rule on targets: local development and tests only.
   WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool(false),
 
-  LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  ...logConfigShape,
 };
 
 export type DeliveryConfig = ReturnType<typeof loadDeliveryConfig>;

@@ -31,6 +31,20 @@ function fixture(ttlMs: number) {
 }
 
 describe('EndpointDirectory', () => {
+  it('forgets one disabled endpoint without a fetch, keeping its neighbours cached', async () => {
+    const f = fixture(2_000);
+    f.set([
+      { id: 'e1', url: 'https://a.example/hook', secret: 's1', events: [] },
+      { id: 'e2', url: 'https://b.example/hook', secret: 's2', events: [] },
+    ]);
+    await f.dir.endpointsFor(ORG, 'IssueCreated');
+    f.dir.forget(ORG, 'e1');
+    expect(f.dir.cachedEndpoint(ORG, 'IssueCreated', 'e1')).toEqual({ endpoint: undefined });
+    expect(f.dir.cachedEndpoint(ORG, 'IssueCreated', 'e2')?.endpoint?.id).toBe('e2');
+    expect((await f.dir.endpointsFor(ORG, 'IssueCreated')).map((e) => e.id)).toEqual(['e2']);
+    expect(f.calls).toHaveLength(1);
+  });
+
   it('answers from the cache within the TTL and asks again after it', async () => {
     const f = fixture(2_000);
     expect((await f.dir.endpointsFor(ORG, 'IssueCreated')).map((e) => e.id)).toEqual(['e1']);

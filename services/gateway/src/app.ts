@@ -1,7 +1,5 @@
-import type { Registry } from 'prom-client';
-import { createDatabase, migrateToLatest, type Kysely } from '@preflight/db';
-import { createApp, createRegistry, serve } from '@preflight/http';
-import { createLogger, type Logger } from '@preflight/log';
+import type { Logger } from '@preflight/log';
+import { migrateService, runService, type RunningService, type ServiceSpec } from '@preflight/service-kit';
 import { apiKeyAdmission, apiKeyAuthenticator } from './auth/api-key-auth.ts';
 import { AdminLockout } from './auth/admin-lockout.ts';
 import { adminAuthenticator } from './auth/admin-token.ts';
@@ -33,127 +31,84 @@ export interface GatewayOptions {
   keyCacheTtlSeconds?: number;
 }
 
-export interface RunningGateway {
-  port: number;
-  url: string;
-  registry: Registry;
-  shutdown(): Promise<void>;
-}
+export type RunningGateway = RunningService<IdentityDb, object>;
 
 /** Bounded so a gateway whose Redis is down still starts promptly (it runs degraded). */
 const REDIS_STARTUP_WAIT_MS = 2_000;
 
-/** Wiring: database, Redis, limiter, upstreams, the app and its one dispatcher; then serve. */
-export async function startGateway(config: GatewayConfig, opts: GatewayOptions = {}): Promise<RunningGateway> {
-  const logger = opts.logger ?? createLogger('gateway', { level: config.LOG_LEVEL });
-  const database = createDatabase<IdentityDb>({
-    url: config.DATABASE_URL,
-    schema: config.DB_SCHEMA,
-    poolMax: config.DB_POOL_MAX,
-    applicationName: 'gateway',
-  });
-  const redis = createRedis(config.REDIS_URL, logger);
-  try {
-    if (config.MIGRATE_ON_START) await migrateToLatest(database.db as Kysely<unknown>, database.schema, migrations, logger);
-    if (!(await redisReady(redis, REDIS_STARTUP_WAIT_MS))) {
-      logger.warn('Redis is not reachable; starting with per-replica rate limits and no key cache');
-    }
-  } catch (err) {
-    redis.disconnect();
-    await database.close();
-    throw err;
-  }
-
-  const registry = createRegistry('gateway');
-  const metrics = gatewayMetrics(registry);
-  const policy: RateLimitPolicy = { limit: config.RATE_LIMIT_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS };
-  const sharedLimiter = new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, policy);
-  const limiter = new FailoverRateLimiter(sharedLimiter, policy, logger, metrics.rateLimiterDegraded);
-  const adminPolicy: RateLimitPolicy = { name: 'admin', limit: config.ADMIN_RATE_LIMIT_MAX, windowSeconds: config.ADMIN_RATE_LIMIT_WINDOW_SECONDS };
-  const adminLimiter = new FailoverRateLimiter(new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, adminPolicy), adminPolicy, logger, metrics.adminRateLimiterDegraded);
-  const adminLockout = new AdminLockout(config.ADMIN_AUTH_FAILURES_MAX, config.ADMIN_AUTH_FAILURE_WINDOW_SECONDS);
-  const idempotencyStore = new IdempotencyStore(redis, config.REDIS_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_TTL_MS);
-  const keyCache = new KeyCache(redis, config.REDIS_KEY_PREFIX, opts.keyCacheTtlSeconds ?? 30, logger);
-  const lastUsed = new LastUsedRecorder(database.db, logger);
-  const upstreams = createUpstreams(config, metrics, logger, opts.breaker ?? DEFAULT_BREAKER);
-
-  const { app, markDraining } = createApp(
-    {
-      service: 'gateway',
-      logger,
-      registry,
-      // Redis is not here on purpose: without it the gateway runs degraded, not unready.
-      readiness: { postgres: database.ping },
-      rawBodies: true,
-      trustProxy: trustProxySetting(config.TRUST_PROXY),
-    },
-    (app) => {
-      app.use(
-        dispatcher(ROUTES, {
-          config,
-          db: database.db,
-          keyCache,
-          logger,
-          metrics,
-          upstreams,
-          policy,
-          inFlight: new PerKeyInFlight(config.KEY_CONCURRENCY_MAX),
-          admitKey: apiKeyAdmission({
-            authenticate: apiKeyAuthenticator({ db: database.db, cache: keyCache, lastUsed, metrics, logger }),
-            limiter,
-            cache: keyCache,
-            lastUsed,
-            metrics,
-          }),
-          authenticateAdmin: adminAuthenticator(config.ADMIN_TOKEN, metrics, adminLockout),
-          adminLimiter,
-          idempotency: {
-            store: idempotencyStore,
-            metrics,
-            logger,
-            waitMs: config.IDEMPOTENCY_WAIT_MS,
-            maxResponseBytes: config.IDEMPOTENCY_MAX_RESPONSE_BYTES,
-          },
-        }),
-      );
-    },
-  );
-
-  const running = await serve({
-    app,
-    port: opts.port ?? config.GATEWAY_PORT,
-    host: opts.host,
-    logger,
-    onDrain: markDraining,
-    exitOnShutdown: opts.exitOnShutdown ?? true,
-    onShutdown: [
-      () => lastUsed.flush(),
-      () => Promise.all(Object.values(upstreams).map((u) => u.close())),
-      async () => {
-        limiter.close();
-        adminLimiter.close();
-        adminLockout.close();
-        keyCache.close();
-        redis.disconnect();
-      },
-      () => database.close(),
-    ],
-  });
-  const host = opts.host ?? '127.0.0.1';
+/** The gateway: Redis, limiters, the key cache, upstreams and the one dispatcher of every route. */
+export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheTtlSeconds'> = {}): ServiceSpec<IdentityDb, GatewayConfig> {
   return {
-    port: running.port,
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${running.port}`,
-    registry,
-    shutdown: () => running.shutdown(),
+    name: 'gateway',
+    migrations,
+    port: (config) => config.GATEWAY_PORT,
+    async wire({ config, logger, database, registry }) {
+      const redis = createRedis(config.REDIS_URL, logger);
+      if (!(await redisReady(redis, REDIS_STARTUP_WAIT_MS))) {
+        logger.warn('Redis is not reachable; starting with per-replica rate limits and no key cache');
+      }
+      const metrics = gatewayMetrics(registry);
+      const policy: RateLimitPolicy = { limit: config.RATE_LIMIT_MAX, windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS };
+      const sharedLimiter = new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, policy);
+      const limiter = new FailoverRateLimiter(sharedLimiter, policy, logger, metrics.rateLimiterDegraded);
+      const adminPolicy: RateLimitPolicy = { name: 'admin', limit: config.ADMIN_RATE_LIMIT_MAX, windowSeconds: config.ADMIN_RATE_LIMIT_WINDOW_SECONDS };
+      const adminLimiter = new FailoverRateLimiter(new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, adminPolicy), adminPolicy, logger, metrics.adminRateLimiterDegraded);
+      const adminLockout = new AdminLockout(config.ADMIN_AUTH_FAILURES_MAX, config.ADMIN_AUTH_FAILURE_WINDOW_SECONDS);
+      const idempotencyStore = new IdempotencyStore(redis, config.REDIS_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_TTL_MS);
+      const keyCache = new KeyCache(redis, config.REDIS_KEY_PREFIX, opts.keyCacheTtlSeconds ?? 30, logger);
+      const lastUsed = new LastUsedRecorder(database.db, logger);
+      const upstreams = createUpstreams(config, metrics, logger, opts.breaker ?? DEFAULT_BREAKER);
+      return {
+        // Redis is not a readiness check on purpose: without it the gateway runs degraded, not unready.
+        app: { rawBodies: true, trustProxy: trustProxySetting(config.TRUST_PROXY) },
+        mount: (app) => {
+          app.use(
+            dispatcher(ROUTES, {
+              config,
+              db: database.db,
+              keyCache,
+              logger,
+              metrics,
+              upstreams,
+              policy,
+              inFlight: new PerKeyInFlight(config.KEY_CONCURRENCY_MAX),
+              admitKey: apiKeyAdmission({
+                authenticate: apiKeyAuthenticator({ db: database.db, cache: keyCache, lastUsed, metrics, logger }),
+                limiter,
+                cache: keyCache,
+                lastUsed,
+                metrics,
+              }),
+              authenticateAdmin: adminAuthenticator(config.ADMIN_TOKEN, metrics, adminLockout),
+              adminLimiter,
+              idempotency: {
+                store: idempotencyStore,
+                metrics,
+                logger,
+                waitMs: config.IDEMPOTENCY_WAIT_MS,
+                maxResponseBytes: config.IDEMPOTENCY_MAX_RESPONSE_BYTES,
+              },
+            }),
+          );
+        },
+        releases: [
+          () => lastUsed.flush(),
+          () => Promise.all(Object.values(upstreams).map((u) => u.close())),
+          async () => {
+            limiter.close();
+            adminLimiter.close();
+            adminLockout.close();
+            keyCache.close();
+            redis.disconnect();
+          },
+        ],
+      };
+    },
   };
 }
 
+export const startGateway = (config: GatewayConfig, opts: GatewayOptions = {}): Promise<RunningGateway> =>
+  runService(gatewayService(opts), { config, logger: opts.logger, host: opts.host, port: opts.port, exitOnShutdown: opts.exitOnShutdown });
+
 /** `main.ts migrate`: bring the identity schema up to date and stop. */
-export async function migrateOnly(config: GatewayConfig, logger: Logger): Promise<void> {
-  const database = createDatabase<IdentityDb>({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, poolMax: 1, applicationName: 'gateway-migrate' });
-  try {
-    await migrateToLatest(database.db as Kysely<unknown>, database.schema, migrations, logger);
-  } finally {
-    await database.close();
-  }
-}
+export const migrateOnly = (config: GatewayConfig, logger: Logger): Promise<void> => migrateService(gatewayService(), config, logger);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { env, loadConfig } from '@preflight/config';
+import { databaseConfigShape, logConfigShape } from '@preflight/service-kit';
 
 /**
  * The gateway's environment, read once at start. A bad value stops the process with one line
@@ -10,13 +11,10 @@ export const gatewayEnv = {
   GATEWAY_PORT: env.port(8080),
   /** Express `trust proxy`: `true`, a hop count, or a list of addresses/subnets. Unset: trust nobody. */
   TRUST_PROXY: env.optionalString(),
-  LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  ...logConfigShape,
 
   // The identity schema (organisations and API keys)
-  DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/preflight'),
-  DB_SCHEMA: env.identifier('identity'),
-  DB_POOL_MAX: env.int(10, { min: 1, max: 100 }),
-  MIGRATE_ON_START: env.bool(true),
+  ...databaseConfigShape('identity'),
 
   // Redis: shared rate limits and the key cache. Optional at run time (see README).
   REDIS_URL: env.url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),

@@ -196,9 +196,14 @@ describe('keys that cannot be honoured', () => {
   it('refuses an empty, over-long, non-printable or repeated key with 400', async () => {
     expect((await post(gw.url, 'k'.repeat(255))).status).toBe(201);
     for (const bad of ['k'.repeat(256), 'tab\there', 'caf\u00e9']) {
-      const body = expectProblem(await post(gw.url, bad), 400, 'Bad request.');
+      const res = await post(gw.url, bad);
+      const body = expectProblem(res, 400, 'Bad request.');
       expect(Object.keys(body.errors)).toEqual(['Idempotency-Key']);
+      // Checked once the caller is known: the answer counts against the key and says so.
+      expect(res.headers.get('x-ratelimit-limit')).not.toBeNull();
     }
+    // No caller: 401 comes first.
+    expectProblem(await call(gw.url, 'POST', path, { headers: { 'idempotency-key': 'k'.repeat(256) }, body: issueBody }), 401, 'Unauthorized.');
     const raw = JSON.stringify(issueBody);
     for (const keys of [['', undefined], ['a', 'b']] as const) {
       const headers = keys.filter((k) => k !== undefined).map((k) => `Idempotency-Key: ${k}\r\n`).join('');

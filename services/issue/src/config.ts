@@ -1,5 +1,6 @@
 import { eventsConfigShape } from '@preflight/bus';
 import { env, loadConfig } from '@preflight/config';
+import { databaseConfigShape, logConfigShape } from '@preflight/service-kit';
 
 /** Environment of the issue service, read once at start (docs/development.md, "Ports, URLs"). */
 export const issueConfigShape = {
@@ -7,11 +8,7 @@ export const issueConfigShape = {
   ISSUE_PORT: env.port(8082),
 
   // Database: the service owns one schema and nothing else.
-  DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/preflight'),
-  DB_SCHEMA: env.identifier('issue'),
-  DB_POOL_MAX: env.int(10, { min: 1, max: 100 }),
-  // Off where a Helm hook Job runs `main.ts migrate` before the rollout.
-  MIGRATE_ON_START: env.bool(true),
+  ...databaseConfigShape('issue'),
 
   // The campaign service, read through when the campaign directory misses.
   CAMPAIGN_URL: env.url(['http', 'https'], 'http://127.0.0.1:8081'),
@@ -22,7 +19,7 @@ export const issueConfigShape = {
   // durable consumer `issue-directory`.
   ...eventsConfigShape,
 
-  LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  ...logConfigShape,
 };
 
 export type IssueConfig = ReturnType<typeof loadIssueConfig>;

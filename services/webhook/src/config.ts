@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { eventsConfigShape } from '@preflight/bus';
 import { env, loadConfig } from '@preflight/config';
+import { databaseConfigShape, logConfigShape } from '@preflight/service-kit';
 import { parseKeyRing } from './domain/secret-box.ts';
 
 /** Environment of the webhook service, read once at start (docs/development.md, "Ports, URLs"). */
@@ -9,11 +10,7 @@ export const webhookConfigShape = {
   WEBHOOK_PORT: env.port(8083),
 
   // Database: the service owns one schema and nothing else.
-  DATABASE_URL: env.url(['postgres', 'postgresql'], 'postgres://postgres@127.0.0.1:5432/preflight'),
-  DB_SCHEMA: env.identifier('webhook'),
-  DB_POOL_MAX: env.int(10, { min: 1, max: 100 }),
-  // Off where a Helm hook Job runs `main.ts migrate` before the rollout.
-  MIGRATE_ON_START: env.bool(true),
+  ...databaseConfigShape('webhook'),
 
   // Signing secrets at rest: `id:base64(32 bytes)`, comma-separated. The first key encrypts new
   // secrets, every listed key decrypts (rotation: prepend the new key, keep the old ones).
@@ -37,7 +34,7 @@ export const webhookConfigShape = {
   // Lifts the public-address rule on webhook URLs: local development and tests only.
   WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool(false),
 
-  LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  ...logConfigShape,
 };
 
 export type WebhookConfig = ReturnType<typeof loadWebhookConfig>;

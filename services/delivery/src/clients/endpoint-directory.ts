@@ -104,6 +104,24 @@ export class EndpointDirectory {
     }
   }
 
+  /**
+   * Drops one endpoint from the organisation's cached answers (an outcome report said it is
+   * disabled now); its neighbours' answers stay, so their attempts do not wait for a fetch.
+   * An answer still on its way is dropped whole.
+   */
+  forget(orgId: string, endpointId: string): void {
+    for (const key of [...(this.#byOrg.get(orgId) ?? [])]) {
+      const entry = this.#entries.get(key);
+      if (!entry?.byId) {
+        this.#delete(orgId, key);
+        continue;
+      }
+      if (!entry.byId.has(endpointId)) continue;
+      const kept = [...entry.byId.values()].filter((e) => e.id !== endpointId);
+      this.#entries.set(key, indexed({ at: entry.at, endpoints: Promise.resolve(kept) }, kept));
+    }
+  }
+
   /** Forgets everything known about the organisation's endpoints. */
   invalidate(orgId: string): void {
     const keys = this.#byOrg.get(orgId);

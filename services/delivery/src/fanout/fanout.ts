@@ -39,11 +39,11 @@ export interface Reservation {
   /** Per slot asked for (one per endpoint id given, in order): whether it was granted; a row not granted is due at once. */
   granted: readonly boolean[];
   /**
-   * Per slot asked for: a row not granted whose endpoint is stalled here wakes no claim loop
-   * (NOTIFY): no claim of this replica takes it, and each notifying commit is serialised by
-   * Postgres. Another replica's poll, or the overdue sweep, finds it.
+   * Per slot asked for: a row not granted whose endpoint is stalled here is stored parked: out
+   * of the due index every claim walks and without a NOTIFY (each notifying commit is
+   * serialised by Postgres), until the endpoint answers again or its attempt's time is over.
    */
-  quiet: readonly boolean[];
+  parked: readonly boolean[];
   accept(rows: ClaimedDelivery[]): void;
   release(): void;
 }
@@ -249,7 +249,7 @@ export function fanout(opts: {
     tx.afterRollback(() => reservation.release());
     later.forEach((l, i) => {
       if (reservation.granted[i]) l.delivery.leaseToken = reservation.token;
-      else if (reservation.quiet[i]) l.delivery.quiet = true;
+      else if (reservation.parked[i]) l.delivery.parked = true;
     });
     await storeFanout(trx, { envelopes, rows: [...early, ...later.map((l) => l.delivery)], written, leaseMs: opts.leaseMs, channel });
     tx.afterCommit(() => {

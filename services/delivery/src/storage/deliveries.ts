@@ -1,4 +1,4 @@
-import { sql, type Kysely } from '@preflight/db';
+import { isUniqueViolation, sql, type Kysely } from '@preflight/db';
 import type { AttemptOutcome, DeliveryDatabase, DeliveryStatus, DeliveryTrigger } from './schema.ts';
 
 export interface ClaimedDelivery {
@@ -65,31 +65,45 @@ export async function claimDue(
 }
 
 /**
- * Leases the deliveries of the given endpoints that have been due for `overdueMs` or more
- * (this replica holds those endpoints at their bound, so no claim of it takes them): their
- * attempts could not start within an attempt's time and are to be recorded as failed.
+ * Leases the deliveries whose attempt could not start within `overdueMs` of becoming due:
+ * pending ones of the given endpoints (this replica holds those at their bound, so no claim of
+ * it takes them, and another replica with free slots would have), and parked ones of any
+ * endpoint (their endpoint stopped answering). Their attempts are to be recorded as failed.
  */
 export async function claimOverdue(
   db: Kysely<DeliveryDatabase>,
   opts: { endpoints: readonly string[]; overdueMs: number; limit: number; leaseMs: number; token: string },
 ): Promise<ClaimedDelivery[]> {
-  if (opts.endpoints.length === 0) return [];
+  const cutoff = sql`now() - ${opts.overdueMs} * interval '1 millisecond'`;
   const result = await sql<ClaimedDelivery>`
-    with overdue as (
+    with waiting as (
       select id, next_attempt_at from deliveries
-      where status = 'pending'
-        and endpoint_id = any(${[...opts.endpoints]}::uuid[])
-        and next_attempt_at <= now() - ${opts.overdueMs} * interval '1 millisecond'
+      where status = 'pending' and endpoint_id = any(${[...opts.endpoints]}::uuid[]) and next_attempt_at <= ${cutoff}
       order by next_attempt_at
       limit ${opts.limit}
       for update skip locked
+    ), parked as (
+      select id, next_attempt_at from deliveries
+      where status = 'parked' and next_attempt_at <= ${cutoff}
+      order by next_attempt_at
+      limit ${opts.limit}
+      for update skip locked
+    ), overdue as (
+      select * from waiting union all select * from parked
     )
     update deliveries d
-    set next_attempt_at = ${leaseEnd(opts.leaseMs)}, leased_until = ${leaseEnd(opts.leaseMs)}, lease_token = ${opts.token}::uuid
+    set status = 'pending', next_attempt_at = ${leaseEnd(opts.leaseMs)}, leased_until = ${leaseEnd(opts.leaseMs)}, lease_token = ${opts.token}::uuid
     from overdue
     where d.id = overdue.id
     returning d.id, d.event_id, d.event_type, d.endpoint_id, d.org_id, d.url, d.attempt_count, d.trigger, overdue.next_attempt_at as due_at, '' as body`.execute(db);
   return result.rows;
+}
+
+/** The endpoint answers again: its parked deliveries are pending (and due when they were) for any replica. */
+export async function unpark(db: Kysely<DeliveryDatabase>, endpointId: string, channel: string): Promise<void> {
+  await sql`
+    with woken as (update deliveries set status = 'pending' where status = 'parked' and endpoint_id = ${endpointId} returning 1)
+    select pg_notify(${channel}, '') from (select 1) one where exists (select 1 from woken)`.execute(db);
 }
 
 export interface NewEnvelope {
@@ -108,8 +122,8 @@ export interface NewDelivery {
   url: string;
   /** Taken by this replica's scheduler as it is inserted: the lease token it holds the row under (undefined: due at once, and `channel` is notified). */
   leaseToken: string | undefined;
-  /** Due at once without notifying `channel` (its endpoint is stalled here). */
-  quiet?: boolean;
+  /** Stored `parked` (its endpoint is stalled here): out of the due index, and no NOTIFY. */
+  parked?: boolean;
 }
 
 /** An attempt the fan-out's transaction records (it ended before the transaction), and the URL its delivery goes to. */
@@ -137,7 +151,7 @@ export async function storeFanout(
   const written = d.written ?? [];
   const moved = written.filter((w) => !nothingLeft(w.completion));
   const rows = [
-    ...d.rows.map((r) => ({ ...r, status: 'pending' as DeliveryStatus, attemptCount: 0, dueInMs: null as number | null, wake: r.leaseToken === undefined && !r.quiet })),
+    ...d.rows.map((r) => ({ ...r, status: (r.parked ? 'parked' : 'pending') as DeliveryStatus, attemptCount: 0, dueInMs: null as number | null, wake: r.leaseToken === undefined && !r.parked })),
     ...moved.map(({ completion: c, url }) => ({
       id: c.attempt.deliveryId,
       eventId: c.attempt.eventId,
@@ -164,7 +178,6 @@ export async function storeFanout(
     logged as (
       insert into delivery_attempts ${ATTEMPT_COLUMNS}
       ${attemptRows(written.map((w) => w.completion.attempt))}
-      on conflict do nothing
     ),
     inserted as (
       insert into deliveries (id, event_id, event_type, endpoint_id, org_id, url, status, attempt_count, next_attempt_at, leased_until, lease_token, finished_at)
@@ -174,7 +187,7 @@ export async function storeFanout(
           else now() end,
         case when r.lease_token is not null then ${leaseEnd(d.leaseMs)} end,
         r.lease_token,
-        case when r.status <> 'pending' then now() end
+        case when r.status not in ('pending', 'parked') then now() end
       from unnest(${col('id')}::uuid[], ${col('eventId')}::text[], ${col('eventType')}::text[], ${col('endpointId')}::uuid[], ${col('orgId')}::uuid[],
         ${col('url')}::text[], ${col('status')}::text[], ${col('attemptCount')}::integer[], ${col('dueInMs')}::integer[],
         ${col('leaseToken').map((t) => t ?? null)}::uuid[])
@@ -250,7 +263,7 @@ const attemptRows = (a: readonly AttemptRecord[]) => sql`select * from unnest(
 const ATTEMPT_COLUMNS = sql`(attempt_id, delivery_id, event_id, event_type, endpoint_id, attempt, attempted_at, status_code, duration_ms, response_body, error, outcome, trigger)`;
 
 /** Final, with no outcome to report (cancelled) or its outcome reported: the row can go. */
-const nothingLeft = (c: AttemptCompletion): boolean => c.next.status === 'cancelled' || (c.next.status !== 'pending' && c.reported === true);
+const nothingLeft = (c: AttemptCompletion): boolean => c.next.status === 'cancelled' || (c.next.status !== 'pending' && c.next.status !== 'parked' && c.reported === true);
 
 /**
  * Records attempts and moves their deliveries on (retry `retryInMs` from now, final with an
@@ -261,6 +274,17 @@ const nothingLeft = (c: AttemptCompletion): boolean => c.next.status === 'cancel
  * alone.
  */
 export async function recordAttempts(db: Kysely<DeliveryDatabase>, completions: readonly AttemptCompletion[]): Promise<boolean[]> {
+  try {
+    return await recordAttemptsOnce(db, completions, false);
+  } catch (err) {
+    // A delivery's first attempt carries its id; should a lost lease have let two replicas make
+    // that attempt, the second record must not fail its whole batch (rare: paid only then).
+    if (!isUniqueViolation(err)) throw err;
+    return recordAttemptsOnce(db, completions, true);
+  }
+}
+
+async function recordAttemptsOnce(db: Kysely<DeliveryDatabase>, completions: readonly AttemptCompletion[], tolerant: boolean): Promise<boolean[]> {
   if (completions.length === 0) return [];
   const a = completions.map((c) => c.attempt);
   const attempts = attemptRows(a);
@@ -277,7 +301,7 @@ export async function recordAttempts(db: Kysely<DeliveryDatabase>, completions: 
     with logged as (
       insert into delivery_attempts ${ATTEMPT_COLUMNS}
       ${attempts}
-      on conflict do nothing
+      ${tolerant ? sql`on conflict do nothing` : sql``}
     ), moves (id, token, status, attempt, retry_ms, done) as (
       ${moves}
     ), finished as (
@@ -291,7 +315,7 @@ export async function recordAttempts(db: Kysely<DeliveryDatabase>, completions: 
           next_attempt_at = now() + v.retry_ms * interval '1 millisecond',
           leased_until = null,
           lease_token = null,
-          finished_at = case when v.status = 'pending' then d.finished_at else now() end
+          finished_at = case when v.status in ('pending', 'parked') then d.finished_at else now() end
       from moves v
       where d.id = v.id and d.lease_token = v.token and not v.done
       returning d.id, v.token as lease_token
@@ -351,15 +375,16 @@ export async function listAttempts(db: Kysely<DeliveryDatabase>, endpointId: str
     .execute();
 }
 
-/** Pending deliveries, and those due more than `lateMs` ago (not attempted yet). */
+/** Pending (and parked) deliveries, and the pending ones due more than `lateMs` ago (not attempted yet). */
 export async function backlog(db: Kysely<DeliveryDatabase>, lateMs: number): Promise<{ pending: number; late: number }> {
   const row = await db
     .selectFrom('deliveries')
     .select([
       sql<number>`count(*)`.as('pending'),
-      sql<number>`count(*) filter (where next_attempt_at < now() - ${lateMs} * interval '1 millisecond')`.as('late'),
+      // A parked delivery waits for its stalled endpoint, not for us.
+      sql<number>`count(*) filter (where status = 'pending' and next_attempt_at < now() - ${lateMs} * interval '1 millisecond')`.as('late'),
     ])
-    .where('status', '=', 'pending')
+    .where('status', 'in', ['pending', 'parked'])
     .executeTakeFirstOrThrow();
   return { pending: Number(row.pending), late: Number(row.late) };
 }

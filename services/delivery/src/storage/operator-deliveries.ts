@@ -48,7 +48,7 @@ export async function failedSince(
     group by a.event_id, a.event_type
     having bool_or(a.outcome in ('failed', 'refused') and a.attempt >= ${lastAttempt}) and not bool_or(a.outcome = 'delivered')
       and exists (select 1 from delivery_envelopes e where e.event_id = a.event_id and e.event_type = a.event_type)
-      and not exists (select 1 from deliveries d where d.endpoint_id = ${endpointId} and d.event_id = a.event_id and d.event_type = a.event_type and d.status = 'pending')
+      and not exists (select 1 from deliveries d where d.endpoint_id = ${endpointId} and d.event_id = a.event_id and d.event_type = a.event_type and d.status in ('pending', 'parked'))
     order by min(a.attempted_at)`.execute(db);
   return rows;
 }

@@ -4,7 +4,7 @@ import type { ColumnType } from '@preflight/db';
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
+export type DeliveryStatus = 'pending' | 'parked' | 'delivered' | 'failed' | 'cancelled';
 export type AttemptOutcome = 'delivered' | 'failed' | 'refused' | 'cancelled';
 /** What made a delivery (admin-api-v1.md: the log's `trigger`). */
 export type DeliveryTrigger = 'event' | 'redeliver' | 'recover' | 'test';

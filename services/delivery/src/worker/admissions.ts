@@ -1,7 +1,7 @@
 import type { Waiting } from './attempt-runner.ts';
 
-interface Admission extends Waiting {
-  early: NonNullable<Waiting['early']>;
+interface Admission {
+  waiting: Waiting;
   deadline: number;
   resolve: (taken: boolean) => void;
 }
@@ -29,10 +29,10 @@ export class AdmissionQueue {
   }
 
   /** Waits for room until `deadline`; resolves true once taken, false when refused. */
-  wait(w: Waiting & { early: NonNullable<Waiting['early']> }, deadline: number): Promise<boolean> {
+  wait(w: Waiting, deadline: number): Promise<boolean> {
     return new Promise<boolean>((resolve) => {
       const list = this.#waiting.get(w.row.endpoint_id);
-      const a = { ...w, deadline, resolve };
+      const a: Admission = { waiting: w, deadline, resolve };
       if (list) list.push(a);
       else this.#waiting.set(w.row.endpoint_id, [a]);
       this.#sweep ??= setInterval(() => this.sweep(), SWEEP_MS);
@@ -44,7 +44,7 @@ export class AdmissionQueue {
     for (const [id, list] of this.#waiting) {
       while (list.length > 0 && hasRoom(id)) {
         const a = list.shift()!;
-        take(a);
+        take(a.waiting);
         a.resolve(true);
       }
       if (list.length === 0) this.#waiting.delete(id);

@@ -25,8 +25,11 @@ export interface Waiting {
   row: ClaimedDelivery;
   token: string;
   dueAt: number;
-  early?: EarlyRecord | undefined;
+  early: EarlyRecord | undefined;
 }
+
+/** Every `Waiting` is made here, with one shape: they pass through every hot function of the scheduler. */
+export const waiting = (row: ClaimedDelivery, token: string, dueAt: number, early?: EarlyRecord): Waiting => ({ row, token, dueAt, early });
 
 export interface AttemptRunnerOptions {
   db: Kysely<DeliveryDatabase>;
@@ -51,6 +54,8 @@ export interface AttemptRunnerOptions {
   onUnreported: () => void;
   /** A retry was recorded: it is due sooner than the lease its row had. */
   onRetryRecorded: () => void;
+  /** Whether a retry of the endpoint's is recorded parked (the endpoint is stalled). */
+  parks: (endpointId: string) => boolean;
 }
 
 export interface AttemptRunner {
@@ -163,7 +168,9 @@ export function attemptRunner(opts: AttemptRunnerOptions): AttemptRunner {
     const row = w.row;
     let endpoint;
     try {
-      endpoint = await endpointFor(row);
+      // An event's endpoint is usually at hand in the cache: no promise for it.
+      const cached = row.trigger === 'event' ? opts.endpoints.cachedEndpoint(row.org_id, row.event_type, row.endpoint_id) : undefined;
+      endpoint = cached ? cached.endpoint : await endpointFor(row);
     } catch (err) {
       log.warn({ deliveryId: row.id, endpointId: row.endpoint_id, err: (err as Error).message }, 'webhook service unavailable; attempt postponed');
       await giveBack(w, new Date(Date.now() + DEPENDENCY_RETRY_MS));
@@ -218,7 +225,7 @@ export function attemptRunner(opts: AttemptRunnerOptions): AttemptRunner {
     // its retry, due sooner than the cache expires, sees the change. Dropping them made every
     // healthy endpoint of the organisation wait for that call (a hanging neighbour's timeouts
     // then showed in their latency).
-    if (outcome !== 'delivered') opts.endpoints.refresh(row.org_id);
+    if (outcome !== 'delivered' && result.error !== BREAKER_OPEN_ERROR) opts.endpoints.refresh(row.org_id);
     await finish(w, { attemptId, number, attemptedAt, durationMs: Math.round(performance.now() - started), result, outcome });
   }
 
@@ -227,7 +234,7 @@ export function attemptRunner(opts: AttemptRunnerOptions): AttemptRunner {
     a: { attemptId: string; number: number; attemptedAt: Date; durationMs: number; result: PostResult; outcome: AttemptOutcome },
   ): Promise<void> {
     const step = a.outcome === 'cancelled' ? ({ kind: 'cancelled' } as const) : nextStep(a.result.delivered, a.number, opts.retrySchedule);
-    const next = step.kind === 'retry' ? { status: 'pending' as const, retryInMs: step.waitMs } : { status: step.kind };
+    const next = step.kind === 'retry' ? { status: opts.parks(row.endpoint_id) ? ('parked' as const) : ('pending' as const), retryInMs: step.waitMs } : { status: step.kind };
     const completion: AttemptCompletion = {
       token,
       orgId: row.org_id,
@@ -248,7 +255,7 @@ export function attemptRunner(opts: AttemptRunnerOptions): AttemptRunner {
       },
       next,
       // A test never counts towards disabling: there is no outcome to report.
-      ...(row.trigger === 'test' ? { reported: true } : {}),
+      reported: row.trigger === 'test' ? true : undefined,
     };
     // A delivery the fan-out started before its row was stored is recorded by the fan-out's
     // transaction when it ended before that, else once its row is stored. Never stored (its

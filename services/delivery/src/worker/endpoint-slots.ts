@@ -87,17 +87,17 @@ export class EndpointSlots {
   }
 
   /**
-   * Takes waiting rows whose endpoint has a free slot, in order per endpoint, while `canStart`
-   * allows, and counts each as in flight.
+   * Hands `start` the waiting rows whose endpoint has a free slot, in order per endpoint, while
+   * `canStart` allows, each counted as in flight first.
    */
-  *startable(canStart: () => boolean): Generator<Waiting> {
+  startEach(canStart: () => boolean, start: (w: Waiting) => void): void {
     for (const [id, list] of this.#ready) {
       if (!canStart()) return;
       while (list.length > 0 && canStart() && this.busy(id) < this.maxPerEndpoint) {
         const w = list.shift()!;
         this.queued -= 1;
         this.#started(id);
-        yield w;
+        start(w);
       }
       if (list.length === 0) this.#ready.delete(id);
     }

@@ -4,15 +4,17 @@ import type { Logger } from '@preflight/log';
 import { Sleeper } from '@preflight/bus';
 import type { EarlyRecord } from '../fanout/early-start.ts';
 import type { Handoff, Reservation } from '../fanout/fanout.ts';
-import { claimDue, claimOverdue, msUntilNextDue, releaseLease, type ClaimedDelivery } from '../storage/deliveries.ts';
+import { claimDue, claimOverdue, msUntilNextDue, releaseLease, unpark, type ClaimedDelivery } from '../storage/deliveries.ts';
 import type { DeliveryDatabase } from '../storage/schema.ts';
 import { AdmissionQueue } from './admissions.ts';
-import { attemptRunner, RECORD_BATCH, type AttemptRunnerOptions, type Waiting } from './attempt-runner.ts';
+import { attemptRunner, RECORD_BATCH, waiting, type AttemptRunnerOptions, type Waiting } from './attempt-runner.ts';
 import { EndpointSlots } from './endpoint-slots.ts';
 
-export interface SchedulerOptions extends Omit<AttemptRunnerOptions, 'onRetryRecorded' | 'db' | 'logger'> {
+export interface SchedulerOptions extends Omit<AttemptRunnerOptions, 'onRetryRecorded' | 'parks' | 'db' | 'logger'> {
   db: Kysely<DeliveryDatabase>;
   logger: Logger;
+  /** The NOTIFY channel of the claim loops (unparked deliveries wake them). */
+  channel: string;
   maxPerEndpoint: number;
   workers: number;
   pollIntervalMs: number;
@@ -84,7 +86,16 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     claimWakes += 1;
     sleeper.wake();
   };
-  const runner = attemptRunner({ ...opts, onRetryRecorded: wakeClaims });
+  /** Endpoints this replica parked deliveries of: the first answer of one unparks them. */
+  const parkedHere = new Set<string>();
+  const channel = opts.channel;
+  /** Whether a delivery of the endpoint goes to the table parked (the endpoint is stalled here). */
+  const parks = (endpointId: string, now = Date.now()) => {
+    if (!slots.isStalled(endpointId, now)) return false;
+    parkedHere.add(endpointId);
+    return true;
+  };
+  const runner = attemptRunner({ ...opts, onRetryRecorded: wakeClaims, parks });
 
   /** Finished attempts waiting for their record: bounded, so a slow database holds new attempts back. */
   const unrecorded = () => running.size - slots.requesting - runner.awaitingFanout();
@@ -107,10 +118,10 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       const id = row.endpoint_id;
       if (stopping || slots.isStalled(id, now)) return false;
       if (!admissions.has(id) && hasRoomFor(id)) {
-        slots.enqueue({ row, token, dueAt: now, early: early[i] });
+        slots.enqueue(waiting(row, token, now, early[i]));
         return true;
       }
-      return admissions.wait({ row, token, dueAt: now, early: early[i]! }, now + waitMs);
+      return admissions.wait(waiting(row, token, now, early[i]), now + waitMs);
     });
     pump();
     return { token, taken: Promise.all(taken) };
@@ -129,7 +140,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       return true;
     });
     const now = Date.now();
-    const quiet = endpointIds.map((id, i) => !granted[i] && slots.isStalled(id, now));
+    const parked = endpointIds.map((id, i) => !granted[i] && parks(id, now));
     let settled = false;
     const settle = (): boolean => {
       if (settled) return false;
@@ -140,7 +151,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     return {
       token,
       granted,
-      quiet,
+      parked,
       accept(rows) {
         if (!settle()) return;
         if (stopping) {
@@ -149,7 +160,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
           return;
         }
         const acceptedAt = Date.now();
-        for (const row of rows) slots.enqueue({ row, token, dueAt: acceptedAt });
+        for (const row of rows) slots.enqueue(waiting(row, token, acceptedAt));
         pump();
       },
       release() {
@@ -161,7 +172,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   function pump(): void {
     if (admissions.size > 0) admissions.admit(hasRoomFor, (w) => slots.enqueue(w));
     if (slots.queued === 0) return;
-    for (const w of slots.startable(canStart)) dispatch(w);
+    slots.startEach(canStart, dispatch);
   }
 
   function dispatch(w: Waiting): void {
@@ -171,35 +182,35 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
       if (freed) return;
       freed = true;
       slots.ended(endpointId, answered);
+      if (answered && parkedHere.delete(endpointId)) {
+        void unpark(opts.db, endpointId, channel).catch((err: unknown) => log.warn({ endpointId, err: (err as Error).message }, 'could not unpark deliveries; they fail unsent once overdue'));
+      }
       if (!stopping) pump();
       // The claim loop runs when this endpoint has less than one round of its bound left
       // waiting (or the last claim found no room), and a claim may find something.
       if ((slots.waiting(endpointId) < opts.maxPerEndpoint && claimWanted(endpointId)) || (roomless && claimWanted())) sleeper.wake();
     };
-    let heldBack = false;
-    track(
-      runner.run(w, freeSlot).finally(() => {
+    const p: Promise<void> = runner
+      .run(w, freeSlot)
+      .catch((err: unknown) => unrecordedAttempt(w, err))
+      .finally(() => {
         freeSlot();
-        heldBack = unrecorded() >= MAX_UNRECORDED;
-      }),
-      w,
-      () => {
         // The slot's own pump ran when the request ended; this one matters only when finished
         // attempts waiting for their record had reached their bound and held starts back.
+        const heldBack = unrecorded() >= MAX_UNRECORDED;
+        running.delete(p);
         if (heldBack && !stopping) pump();
         if (roomless && claimWanted()) sleeper.wake();
-      },
-    );
+      });
+    running.add(p);
   }
 
-  /** Keeps an attempt's promise until it is recorded (a stop waits for them all); `then` runs once it is let go. */
-  function track(p: Promise<void>, w: Waiting, then?: () => void): void {
-    const tracked: Promise<void> = p
-      .catch((err: unknown) => log.error({ deliveryId: w.row.id, endpointId: w.row.endpoint_id, err: (err as Error).message }, 'attempt could not be recorded; the lease will expire and it is retried'))
-      .finally(() => {
-        running.delete(tracked);
-        then?.();
-      });
+  const unrecordedAttempt = (w: Waiting, err: unknown) =>
+    log.error({ deliveryId: w.row.id, endpointId: w.row.endpoint_id, err: (err as Error).message }, 'attempt could not be recorded; the lease will expire and it is retried');
+
+  /** Keeps an attempt's promise until it is recorded: a stop waits for them all. */
+  function track(p: Promise<void>, w: Waiting): void {
+    const tracked: Promise<void> = p.catch((err: unknown) => unrecordedAttempt(w, err)).finally(() => running.delete(tracked));
     running.add(tracked);
   }
 
@@ -208,11 +219,10 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
     const now = Date.now();
     for (const w of slots.overdue(now, opts.attemptTimeoutMs)) track(runner.unsent(w, now, slots.busy(w.row.endpoint_id)), w);
     const full = slots.saturated();
-    if (full.length === 0) return;
     const token = randomUUID();
     const rows = await claimOverdue(opts.db, { endpoints: full, overdueMs: opts.attemptTimeoutMs, limit: EXPIRE_BATCH, leaseMs, token });
     for (const row of rows) {
-      const w = { row, token, dueAt: row.due_at.getTime() };
+      const w = waiting(row, token, row.due_at.getTime());
       track(runner.unsent(w, Date.now(), slots.busy(row.endpoint_id)), w);
     }
   }
@@ -243,7 +253,7 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
             leaseMs,
             token,
           });
-          for (const row of claimed) slots.enqueue({ row, token, dueAt: row.due_at.getTime() });
+          for (const row of claimed) slots.enqueue(waiting(row, token, row.due_at.getTime()));
           pump();
           if (fetched > 0) dueAnywhere = true;
           else {

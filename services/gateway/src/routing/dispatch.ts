@@ -72,8 +72,6 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
     res.locals.routeLabel = route.pattern;
     refuseFromHead(req, DEFAULT_BODY_LIMIT);
 
-    // Only POSTs create anything; elsewhere the header is ignored, as Stripe does.
-    const idempotencyKey = route.method === 'POST' && route.auth !== 'none' ? idempotencyKeyOf(req) : undefined;
     let caller: Caller | undefined;
     let key: KeyIdentity | undefined;
     let scope = '';
@@ -93,6 +91,10 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
       enforceRateLimit(deps, deps.adminLimiter.policy, await deps.adminLimiter.check(admin.subject), res);
       caller = { kind: 'admin' };
     }
+    // Checked once the caller is known (an unauthenticated request is 401, a bad key header on an
+    // authenticated one carries the rate-limit headers). Only POSTs create anything; elsewhere
+    // the header is ignored, as Stripe does.
+    const idempotencyKey = route.method === 'POST' && route.auth !== 'none' ? idempotencyKeyOf(req) : undefined;
     /** 'answered' when the Idempotency-Key step answered (a replay); else run the request. */
     const idempotent = (body: Buffer | string | undefined) =>
       idempotencyKey === undefined

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseBody, sendJson } from '@preflight/http';
-import { AUTO_DISABLE_AFTER, recordDeliveryOutcomes, recordSuccesses } from '../storage/webhooks.ts';
+import { AUTO_DISABLE_AFTER, recordDeliveryOutcomes, recordSuccesses, type EndpointState } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
 
 /** Bounds one request's work (and its transaction) whatever the caller sends. */
@@ -21,8 +21,9 @@ const DeliveryOutcomesSchema = z.strictObject({
 /**
  * POST /internal/v1/delivery-outcomes {outcomes: [{webhookId, delivered}]}: the batched form of
  * `/webhooks/:id/delivery-outcome`, so the delivery service reports many final deliveries with
- * one call and one transaction (two statements, `recordDeliveryOutcomes`; one statement when
- * all are successes, `recordSuccesses`) instead of one call and one UPDATE per delivery.
+ * one call: one statement for the endpoints with successes alone (`recordSuccesses`), one
+ * transaction for those with a failure (`recordDeliveryOutcomes`), instead of one call and one
+ * UPDATE per delivery.
  * Outcomes are applied in the order given (a streak of failures counts the same as when
  * reported one by one); the answer lists, in the same order, the endpoint's state after each
  * one, or `null` for an unknown (deleted) endpoint.
@@ -31,10 +32,21 @@ export const internalDeliveryOutcomes: Registration = (app, { db, logger }) => {
   app.post('/internal/v1/delivery-outcomes', async (req, res) => {
     const { outcomes } = parseBody(DeliveryOutcomesSchema, req.body);
     const reported = outcomes.map((o) => ({ id: o.webhookId.toLowerCase(), delivered: o.delivered }));
-    // Successes alone (endpoints that keep delivering, most reports) need no locks: one statement.
-    const states = reported.every((o) => o.delivered)
-      ? await recordSuccesses(db, reported.map((o) => o.id))
-      : await db.transaction().execute((trx) => recordDeliveryOutcomes(trx, reported));
+    // Endpoints with successes alone (those that keep delivering, most of any report) need no
+    // locks: one statement. Only those with a failure are locked and counted in order, so a
+    // failing endpoint's reports do not lock its healthy neighbours' rows too. Each endpoint's
+    // outcomes go one way, so their order per endpoint is kept.
+    const failing = new Set(reported.filter((o) => !o.delivered).map((o) => o.id));
+    const healthy = reported.filter((o) => !failing.has(o.id));
+    const counted = reported.filter((o) => failing.has(o.id));
+    const [healthyStates, countedStates] = await Promise.all([
+      recordSuccesses(db, healthy.map((o) => o.id)),
+      counted.length > 0 ? db.transaction().execute((trx) => recordDeliveryOutcomes(trx, counted)) : [],
+    ]);
+    const byOutcome = new Map<(typeof reported)[number], EndpointState | undefined>();
+    healthy.forEach((o, i) => byOutcome.set(o, healthyStates[i]));
+    counted.forEach((o, i) => byOutcome.set(o, countedStates[i]));
+    const states = reported.map((o) => byOutcome.get(o));
     const results = outcomes.map((o, i) => {
       const row = states[i];
       const webhookId = o.webhookId.toLowerCase();

@@ -1,0 +1,31 @@
+import { env } from '@preflight/config';
+
+/** The local database every service defaults to (`npm start`). */
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/preflight';
+
+/**
+ * The database settings every service reads: its URL, the one schema it owns, its pool and
+ * whether it migrates at start (off where a Helm hook Job runs `main.ts migrate`). `poolMin`
+ * for a service that holds connections of its own (a LISTEN client).
+ */
+export const databaseConfigShape = (schema: string, opts: { poolMin?: number } = {}) => ({
+  DATABASE_URL: env.url(['postgres', 'postgresql'], DEFAULT_DATABASE_URL),
+  DB_SCHEMA: env.identifier(schema),
+  DB_POOL_MAX: env.int(10, { min: opts.poolMin ?? 1, max: 100 }),
+  MIGRATE_ON_START: env.bool(true),
+});
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const logConfigShape = {
+  LOG_LEVEL: env.oneOf(LOG_LEVELS, 'info'),
+};
+
+/** What the kit reads of every service's configuration. */
+export interface KitConfig {
+  DATABASE_URL: string;
+  DB_SCHEMA: string;
+  DB_POOL_MAX: number;
+  MIGRATE_ON_START: boolean;
+  LOG_LEVEL: (typeof LOG_LEVELS)[number];
+}

@@ -1,0 +1,29 @@
+import { applyRuntimeFlags, loadSourceMapsNow } from '@preflight/config';
+import { exitOnFatalErrors } from '@preflight/http';
+import { createLogger, type Logger } from '@preflight/log';
+import type { KitConfig } from './config.ts';
+import { migrateService, runService, type ServiceSpec } from './run-service.ts';
+
+/**
+ * A service's whole `main.ts`: runtime flags, the bundle's source map, its configuration
+ * (a bad value stops it with one line), a logger, fatal-error exits; then `main.ts migrate`
+ * migrates and exits, anything else serves until SIGTERM. `beforeStart` warns about settings.
+ */
+export async function serviceMain<DB, C extends KitConfig, H extends object>(
+  spec: ServiceSpec<DB, C, H>,
+  loadConfig: () => C,
+  opts: { runtimeFlags?: boolean; beforeStart?: (config: C, logger: Logger) => void } = {},
+): Promise<void> {
+  if (opts.runtimeFlags ?? true) applyRuntimeFlags();
+  loadSourceMapsNow();
+  const config = loadConfig();
+  const logger = createLogger(spec.name, { level: config.LOG_LEVEL });
+  exitOnFatalErrors(logger);
+  if (process.argv[2] === 'migrate') {
+    await migrateService(spec, config, logger);
+    logger.info({ schema: config.DB_SCHEMA }, 'migrated');
+    process.exit(0);
+  }
+  opts.beforeStart?.(config, logger);
+  await runService(spec, { config, logger });
+}

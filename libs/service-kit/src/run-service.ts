@@ -1,0 +1,155 @@
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { Express } from 'express';
+import type { Registry } from 'prom-client';
+import { connectNats, ensureStream, eventStreamOptions, type EventsConfig } from '@preflight/bus';
+import { createDatabase, migrateToLatest, type Database, type Kysely, type MigrationSet } from '@preflight/db';
+import { createApp, createRegistry, serve, type AppOptions } from '@preflight/http';
+import { createLogger, type Logger } from '@preflight/log';
+import type { KitConfig } from './config.ts';
+
+export interface NatsResources {
+  conn: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+}
+
+/** What the kit opened for a service, in the order it opened them. */
+export interface Resources<DB, C> {
+  config: C;
+  logger: Logger;
+  database: Database<DB>;
+  registry: Registry;
+  /** With `events: true`: the connection, with the events stream ensured. */
+  nats: NatsResources | undefined;
+}
+
+/** What a service adds on top: its routes, the parts it started and how to release them. */
+export interface Wiring<H> {
+  mount(app: Express): void;
+  /** Released first at shutdown, in order, before NATS and the database close. */
+  releases?: Array<() => Promise<unknown>>;
+  /** Readiness checks besides Postgres (and NATS, with `events`). */
+  readiness?: AppOptions['readiness'];
+  app?: Pick<AppOptions, 'rawBodies' | 'trustProxy' | 'bodyLimitBytes'>;
+  /** Handed back to the caller (tests reach a relay or a registry through it). */
+  handle?: H;
+}
+
+export interface ServiceSpec<DB, C extends KitConfig, H = object> {
+  name: string;
+  migrations: MigrationSet;
+  port(config: C): number;
+  /** Connects to NATS and ensures the events stream before `wire`. */
+  events?: C extends EventsConfig ? boolean : false;
+  wire(resources: Resources<DB, C>): Promise<Wiring<H>> | Wiring<H>;
+}
+
+export interface RunOptions<C> {
+  config: C;
+  logger?: Logger | undefined;
+  /** Interface to listen on; tests use loopback. */
+  host?: string | undefined;
+  /** Overrides the configured port (tests listen on 0). */
+  port?: number | undefined;
+  /** Off in tests, which run several services in one process. */
+  exitOnShutdown?: boolean | undefined;
+}
+
+export type RunningService<DB, H> = {
+  port: number;
+  url: string;
+  registry: Registry;
+  database: Database<DB>;
+  shutdown(reason?: string): Promise<void>;
+} & H;
+
+function openDatabase<DB>(name: string, config: KitConfig): Database<DB> {
+  return createDatabase<DB>({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, poolMax: config.DB_POOL_MAX, applicationName: name });
+}
+
+/** `main.ts migrate`: brings the service's schema up to date and returns. */
+export async function migrateService<DB, C extends KitConfig>(spec: ServiceSpec<DB, C, unknown>, config: C, logger: Logger): Promise<void> {
+  const database = openDatabase<DB>(spec.name, config);
+  try {
+    await migrateToLatest(database.db as Kysely<unknown>, database.schema, spec.migrations, logger);
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * Runs a service: the database and its migrations (unless a hook Job runs them), NATS and
+ * the events stream when it uses them, a metrics registry, then its own wiring, the app with
+ * `/healthz`, `/readyz` (Postgres, NATS, and its own checks) and `/metrics`, and the server.
+ * At shutdown (or a failed start) its releases run first, in order, then NATS and the pool close.
+ */
+export async function runService<DB, C extends KitConfig, H extends object = object>(spec: ServiceSpec<DB, C, H>, opts: RunOptions<C>): Promise<RunningService<DB, H>> {
+  const { config } = opts;
+  const logger = opts.logger ?? createLogger(spec.name, { level: config.LOG_LEVEL });
+  const database = openDatabase<DB>(spec.name, config);
+  const registry = createRegistry(spec.name);
+  let nats: NatsResources | undefined;
+  let wiring: Wiring<H> | undefined;
+  const releases = (): Array<() => Promise<unknown>> => [
+    ...(wiring?.releases ?? []),
+    async () => nats?.conn.drain().catch(() => nats?.conn.close()),
+    () => database.close(),
+  ];
+
+  try {
+    if (config.MIGRATE_ON_START) await migrateToLatest(database.db as Kysely<unknown>, database.schema, spec.migrations, logger);
+    if (spec.events) {
+      const conn = await connectNats({ url: (config as unknown as EventsConfig).NATS_URL, name: spec.name, logger });
+      nats = { conn, js: jetstream(conn), jsm: await jetstreamManager(conn) };
+      await ensureStream(nats.jsm, eventStreamOptions(config as unknown as EventsConfig));
+    }
+    wiring = await spec.wire({ config, logger, database, registry, nats });
+    const conn = nats?.conn;
+    const { app, markDraining } = createApp(
+      {
+        service: spec.name,
+        logger,
+        registry,
+        ...wiring.app,
+        readiness: {
+          postgres: database.ping,
+          // A round trip to the server: fails while the connection is down or reconnecting.
+          ...(conn
+            ? {
+                nats: async () => {
+                  if (conn.isClosed()) throw new Error('connection closed');
+                  await conn.flush();
+                },
+              }
+            : {}),
+          ...wiring.readiness,
+        },
+      },
+      (a) => wiring!.mount(a),
+    );
+    const server = await serve({
+      app,
+      port: opts.port ?? spec.port(config),
+      ...(opts.host ? { host: opts.host } : {}),
+      logger,
+      onDrain: markDraining,
+      onShutdown: releases(),
+      exitOnShutdown: opts.exitOnShutdown ?? true,
+    });
+    const host = !opts.host || opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host;
+    return {
+      ...(wiring.handle as H),
+      port: server.port,
+      url: `http://${host}:${server.port}`,
+      registry,
+      database,
+      shutdown: server.shutdown,
+    };
+  } catch (err) {
+    for (const release of releases()) {
+      await release().catch((cleanupErr: unknown) => logger.warn({ err: (cleanupErr as Error).message }, 'cleanup after a failed start failed'));
+    }
+    throw err;
+  }
+}
