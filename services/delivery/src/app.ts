@@ -7,7 +7,9 @@ import type { Resolver } from './attempt/target.ts';
 import { EndpointDirectory } from './clients/endpoint-directory.ts';
 import { createWebhookClient } from './clients/webhook-client.ts';
 import type { DeliveryConfig } from './config.ts';
+import { newAttemptId } from './domain/ids.ts';
 import { maxAttempts } from './domain/schedule.ts';
+import { cancelWaiting } from './storage/deliveries.ts';
 import { FANOUT_CONSUMER, deliveryChannel, fanout } from './fanout/fanout.ts';
 import { migrations } from './migrations/index.ts';
 import { registrations } from './routes/index.ts';
@@ -56,13 +58,22 @@ export function deliveryService(resolveHost?: Resolver): ServiceSpec<DeliveryDat
           if (change.reset && change.endpointId) breakers.reset(change.endpointId);
         },
       });
+      // Once per endpoint and minute: every failure reported after the disable says so again.
+      const disabled = onceEvery(60_000, (endpointId: string) => {
+        void cancelWaiting(database.db, endpointId, newAttemptId)
+          .then((n) => n > 0 && logger.info({ endpointId, cancelled: n }, 'deliveries of a disabled endpoint cancelled'))
+          .catch((err: unknown) => logger.warn({ endpointId, err: (err as Error).message }, 'could not cancel a disabled endpoint\'s deliveries; each is cancelled at its attempt'));
+      });
       const outcomes = startOutcomeReporter({
         db: database.db,
         webhooks,
         metrics,
         logger,
         pollIntervalMs: config.DELIVERY_POLL_INTERVAL_MS,
-        onDisabled: (orgId, endpointId) => endpoints.forget(orgId, endpointId),
+        onDisabled: (orgId, endpointId) => {
+          endpoints.forget(orgId, endpointId);
+          disabled.seen(endpointId);
+        },
       });
       const retention = startLogRetention({ db: database.db, registry, logger, retentionDays: config.DELIVERY_LOG_RETENTION_DAYS, everyMs: config.DELIVERY_LOG_RETENTION_SWEEP_MS });
       const work = startScheduler({
@@ -140,3 +151,17 @@ export const startDeliveryService = (opts: RunOptions<DeliveryConfig> & { resolv
 
 /** `main.ts migrate`: brings the schema up to date and returns. */
 export const migrateDeliverySchema = (config: DeliveryConfig, logger: Logger): Promise<void> => migrateService(deliveryService(), config, logger);
+
+/** Calls `act` for a key at most once per `ms` (a bounded map: keys are forgotten after `ms`). */
+function onceEvery(ms: number, act: (key: string) => void): { seen(key: string): void } {
+  const last = new Map<string, number>();
+  return {
+    seen(key) {
+      const now = Date.now();
+      if (now - (last.get(key) ?? -Infinity) < ms) return;
+      for (const [k, at] of last) if (now - at >= ms) last.delete(k);
+      last.set(key, now);
+      act(key);
+    },
+  };
+}

@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sampleEnvelope } from '@preflight/events';
 import { eventually } from '@preflight/testing';
+import { newAttemptId } from '../src/domain/ids.ts';
+import { cancelWaiting } from '../src/storage/deliveries.ts';
 import { issueCreated } from './events.ts';
-import { asAdmin, asKey, deliveryLog, deliveryLogOf, deliverySuite, type Receiver } from './harness.ts';
+import { asAdmin, asKey, deliveryLog, deliveryLogOf, deliverySuite, queryRows, type Receiver } from './harness.ts';
 
 // The operator's sends (admin-api-v1.md, "Webhook settings and delivery logs"): redeliver,
 // recover and test go through the same scheduler, signatures and log as events do.
@@ -159,5 +161,29 @@ describe('endpoint stats', () => {
     });
     expect(res.body.stats[unknown]).toEqual({ attempts24h: 0, succeeded24h: 0, p50Ms: null, p99Ms: null, lastSuccessAt: null, lastFailureAt: null });
     expect((await suite.h.call('POST', '/internal/v1/endpoint-stats', { body: { ids: ['x'] } })).status).toBe(422);
+  });
+});
+
+describe('a disabled endpoint', () => {
+  it('has its waiting deliveries cancelled at once, each logged, leaving leased ones to their attempt', async () => {
+    const endpoint = suite.stub.add(randomUUID(), 'https://receiver.example/hook');
+    const schema = suite.iso.schema;
+    const insert = (status: string, lease: string | null) =>
+      queryRows(
+        `insert into "${schema}".deliveries (id, event_id, event_type, endpoint_id, org_id, url, status, lease_token) values ($1, $2, 'IssueCreated', $3, $4, $5, $6, $7) returning id`,
+        [randomUUID(), randomUUID(), endpoint.id, endpoint.orgId, endpoint.url, status, lease],
+      );
+    await insert('pending', null);
+    await insert('parked', null);
+    await insert('pending', randomUUID());
+    expect(await cancelWaiting(suite.h.service.database.db, endpoint.id, newAttemptId)).toBe(2);
+    const left = await queryRows<{ lease_token: string | null }>(`select lease_token from "${schema}".deliveries where endpoint_id = $1`, [endpoint.id]);
+    expect(left).toHaveLength(1);
+    expect(left[0]!.lease_token).not.toBeNull();
+    const log = await deliveryLog(suite.h, endpoint.id);
+    expect(log.map((e: { outcome: string; trigger: string; attempt: number }) => [e.outcome, e.trigger, e.attempt])).toEqual([
+      ['cancelled', 'event', 1],
+      ['cancelled', 'event', 1],
+    ]);
   });
 });

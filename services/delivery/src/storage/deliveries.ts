@@ -99,6 +99,47 @@ export async function claimOverdue(
   return result.rows;
 }
 
+/**
+ * Cancels the endpoint's deliveries waiting in the table (pending or parked, not leased: an
+ * attempt under way cancels itself when it looks the endpoint up), each logged as a cancelled
+ * attempt, in one statement: the endpoint was disabled, and none of them is to be attempted.
+ */
+export async function cancelWaiting(db: Kysely<DeliveryDatabase>, endpointId: string, newAttemptId: () => string, limit = 5_000): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom('deliveries')
+      .select(['id', 'event_id', 'event_type', 'attempt_count', 'trigger'])
+      .where('endpoint_id', '=', endpointId)
+      .where('status', 'in', ['pending', 'parked'])
+      .where('lease_token', 'is', null)
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (rows.length === 0) return 0;
+    const now = new Date();
+    const attempts = rows.map((r) => ({
+      attemptId: r.attempt_count === 0 ? r.id : newAttemptId(),
+      deliveryId: r.id,
+      eventId: r.event_id,
+      eventType: r.event_type,
+      endpointId,
+      attempt: r.attempt_count + 1,
+      attemptedAt: now,
+      statusCode: null,
+      durationMs: 0,
+      responseBody: null,
+      error: 'endpoint disabled; delivery cancelled',
+      outcome: 'cancelled' as const,
+      trigger: r.trigger,
+    }));
+    await sql`
+      with gone as (delete from deliveries where id = any(${rows.map((r) => r.id)}::uuid[]))
+      insert into delivery_attempts ${ATTEMPT_COLUMNS} ${attemptRows(attempts)}`.execute(trx);
+    return rows.length;
+  });
+}
+
 /** The endpoint answers again: its parked deliveries are pending (and due when they were) for any replica. */
 export async function unpark(db: Kysely<DeliveryDatabase>, endpointId: string, channel: string): Promise<void> {
   await sql`
