@@ -170,6 +170,8 @@ async function main(): Promise<void> {
     ISSUE_URL: `http://127.0.0.1:${ports.issue}`,
     WEBHOOK_URL: `http://127.0.0.1:${ports.webhook}`,
     DELIVERY_URL: `http://127.0.0.1:${ports.delivery}`,
+    // The service ports trust the gateway's identity headers: on a laptop only this machine may reach them.
+    BIND_HOST: process.env.BIND_HOST ?? '127.0.0.1',
     WEBHOOK_SECRET_KEYS: webhookSecretKeys,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? 'false',
     ...Object.fromEntries(SERVICES.map((s) => [s.portVar, String(ports[s.name])])),

@@ -62,6 +62,7 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     WEBHOOK_URL: `http://127.0.0.1:${ports.webhook}`,
     DELIVERY_URL: `http://127.0.0.1:${ports.delivery}`,
     WEBHOOK_SECRET_KEYS: `test:${randomBytes(32).toString('base64')}`,
+    BIND_HOST: '127.0.0.1',
     ...Object.fromEntries(SERVICES.map((s) => [s.portVar, String(ports[s.name])])),
     ...overrides,
   };

@@ -15,6 +15,14 @@ export const databaseConfigShape = (schema: string, opts: { poolMin?: number } =
   MIGRATE_ON_START: env.bool(true),
 });
 
+/**
+ * The interface a service listens on: every interface in a container (the default), loopback
+ * where the service ports must not be reachable from elsewhere (`npm start`).
+ */
+export const listenConfigShape = {
+  BIND_HOST: env.string('0.0.0.0'),
+};
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const logConfigShape = {
@@ -28,4 +36,5 @@ export interface KitConfig {
   DB_POOL_MAX: number;
   MIGRATE_ON_START: boolean;
   LOG_LEVEL: (typeof LOG_LEVELS)[number];
+  BIND_HOST?: string;
 }

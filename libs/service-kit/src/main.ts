@@ -25,5 +25,5 @@ export async function serviceMain<DB, C extends KitConfig, H extends object>(
     process.exit(0);
   }
   opts.beforeStart?.(config, logger);
-  await runService(spec, { config, logger });
+  await runService(spec, { config, logger, host: config.BIND_HOST });
 }

@@ -1,6 +1,6 @@
 import { eventsConfigShape } from '@preflight/bus';
 import { env, loadConfig } from '@preflight/config';
-import { databaseConfigShape, logConfigShape } from '@preflight/service-kit';
+import { databaseConfigShape, listenConfigShape, logConfigShape } from '@preflight/service-kit';
 
 /**
  * The campaign service's environment, read once at start. Defaults suit a laptop running
@@ -19,6 +19,7 @@ export const campaignConfigShape = {
   ...eventsConfigShape,
 
   ...logConfigShape,
+  ...listenConfigShape,
 };
 
 export type CampaignConfig = ReturnType<typeof loadCampaignConfig>;

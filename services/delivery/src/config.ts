@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { eventsConfigShape } from '@preflight/bus';
 import { env, loadConfig } from '@preflight/config';
-import { databaseConfigShape, logConfigShape } from '@preflight/service-kit';
+import { databaseConfigShape, listenConfigShape, logConfigShape } from '@preflight/service-kit';
 
 /** Waits between attempts, comma-separated milliseconds: "1000,5000" = 3 attempts in all. */
 const retrySchedule = (fallback: string) =>
@@ -68,6 +68,7 @@ export const deliveryConfigShape = {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool(false),
 
   ...logConfigShape,
+  ...listenConfigShape,
 };
 
 export type DeliveryConfig = ReturnType<typeof loadDeliveryConfig>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { env, loadConfig } from '@preflight/config';
-import { databaseConfigShape, logConfigShape } from '@preflight/service-kit';
+import { databaseConfigShape, listenConfigShape, logConfigShape } from '@preflight/service-kit';
 
 /**
  * The gateway's environment, read once at start. A bad value stops the process with one line
@@ -12,6 +12,7 @@ export const gatewayEnv = {
   /** Express `trust proxy`: `true`, a hop count, or a list of addresses/subnets. Unset: trust nobody. */
   TRUST_PROXY: env.optionalString(),
   ...logConfigShape,
+  ...listenConfigShape,
 
   // The identity schema (organisations and API keys)
   ...databaseConfigShape('identity'),

@@ -1,6 +1,6 @@
 import { eventsConfigShape } from '@preflight/bus';
 import { env, loadConfig } from '@preflight/config';
-import { databaseConfigShape, logConfigShape } from '@preflight/service-kit';
+import { databaseConfigShape, listenConfigShape, logConfigShape } from '@preflight/service-kit';
 
 /** Environment of the issue service, read once at start (docs/development.md, "Ports, URLs"). */
 export const issueConfigShape = {
@@ -20,6 +20,7 @@ export const issueConfigShape = {
   ...eventsConfigShape,
 
   ...logConfigShape,
+  ...listenConfigShape,
 };
 
 export type IssueConfig = ReturnType<typeof loadIssueConfig>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { eventsConfigShape } from '@preflight/bus';
 import { env, loadConfig } from '@preflight/config';
-import { databaseConfigShape, logConfigShape } from '@preflight/service-kit';
+import { databaseConfigShape, listenConfigShape, logConfigShape } from '@preflight/service-kit';
 import { parseKeyRing } from './domain/secret-box.ts';
 
 /** Environment of the webhook service, read once at start (docs/development.md, "Ports, URLs"). */
@@ -35,6 +35,7 @@ export const webhookConfigShape = {
   WEBHOOK_ALLOW_PRIVATE_TARGETS: env.bool(false),
 
   ...logConfigShape,
+  ...listenConfigShape,
 };
 
 export type WebhookConfig = ReturnType<typeof loadWebhookConfig>;
