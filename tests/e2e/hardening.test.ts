@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, TEST_DATABASE_URL } from '@preflight/testing';
 import { rawRequest, within } from '../../services/gateway/test/raw-http.ts';
-import { startTcpLink, type TcpLink } from '../../services/gateway/test/tcp-link.ts';
+import { databaseThroughLink, type TcpLink } from '../../services/gateway/test/tcp-link.ts';
 import { call, freshTenant, type ApiResponse } from '../support/client.ts';
 import { startSystem, type RunningSystem } from '../support/system.ts';
 import { expectProblem } from './problems.ts';
@@ -19,12 +19,9 @@ let issueId: string;
 let otherIssueId: string;
 
 beforeAll(async () => {
-  const target = new URL(TEST_DATABASE_URL);
-  link = await startTcpLink(target.hostname, Number(target.port || 5432));
-  const viaLink = new URL(TEST_DATABASE_URL);
-  viaLink.hostname = '127.0.0.1';
-  viaLink.port = String(link.port);
-  sys = await startSystem({ DATABASE_URL: viaLink.toString(), REQUEST_BODY_TIMEOUT_MS: String(BODY_DEADLINE_MS) });
+  const db = await databaseThroughLink(TEST_DATABASE_URL);
+  link = db.link;
+  sys = await startSystem({ DATABASE_URL: db.url, REQUEST_BODY_TIMEOUT_MS: String(BODY_DEADLINE_MS) });
   [t, other] = await Promise.all([freshTenant(sys), freshTenant(sys)]);
   issueId = (await t.admin.createIssue(t.campaign.id, { title: 'Seed', severity: 'High', type: 'Bug' })).id;
   otherIssueId = (await other.admin.createIssue(other.campaign.id, { title: 'Other', severity: 'Low', type: 'Bug' })).id;

@@ -4,7 +4,7 @@ import { isDependencyOutage } from '@preflight/http';
 import { eventually, TEST_DATABASE_URL } from '@preflight/testing';
 import type { RunningGateway } from '../src/app.ts';
 import { adminClient, call, cleanUp, expectProblem, isolation, startTestGateway } from './harness.ts';
-import { startTcpLink, type TcpLink } from './tcp-link.ts';
+import { databaseThroughLink, type TcpLink } from './tcp-link.ts';
 
 // Issue 22, finding 5: a database outage is a 503 that says a retry is safe, not a 500.
 const iso = isolation();
@@ -12,12 +12,9 @@ let link: TcpLink;
 let gw: RunningGateway;
 
 beforeAll(async () => {
-  const target = new URL(TEST_DATABASE_URL);
-  link = await startTcpLink(target.hostname, Number(target.port || 5432));
-  const viaLink = new URL(TEST_DATABASE_URL);
-  viaLink.hostname = '127.0.0.1';
-  viaLink.port = String(link.port);
-  gw = await startTestGateway(iso, { DATABASE_URL: viaLink.toString() });
+  const db = await databaseThroughLink(TEST_DATABASE_URL);
+  link = db.link;
+  gw = await startTestGateway(iso, { DATABASE_URL: db.url });
 });
 afterAll(async () => {
   await link?.restore();

@@ -41,3 +41,13 @@ export async function startTcpLink(targetHost: string, targetPort: number): Prom
     close: cut,
   };
 }
+
+/** A link in front of the database at `databaseUrl`, and the URL that reaches it through the link (cut it to cut the database off). */
+export async function databaseThroughLink(databaseUrl: string): Promise<{ link: TcpLink; url: string }> {
+  const target = new URL(databaseUrl);
+  const link = await startTcpLink(target.hostname, Number(target.port || 5432));
+  const viaLink = new URL(databaseUrl);
+  viaLink.hostname = '127.0.0.1';
+  viaLink.port = String(link.port);
+  return { link, url: viaLink.toString() };
+}
