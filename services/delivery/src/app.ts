@@ -9,7 +9,7 @@ import { createWebhookClient } from './clients/webhook-client.ts';
 import type { DeliveryConfig } from './config.ts';
 import { newAttemptId } from './domain/ids.ts';
 import { maxAttempts } from './domain/schedule.ts';
-import { cancelWaiting } from './storage/deliveries.ts';
+import { cancelWaiting } from './storage/waiting-deliveries.ts';
 import { FANOUT_CONSUMER, deliveryChannel, fanout } from './fanout/fanout.ts';
 import { migrations } from './migrations/index.ts';
 import { registrations } from './routes/index.ts';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { sampleEnvelope } from '@preflight/events';
 import { eventually } from '@preflight/testing';
 import { newAttemptId } from '../src/domain/ids.ts';
-import { cancelWaiting } from '../src/storage/deliveries.ts';
+import { cancelWaiting } from '../src/storage/waiting-deliveries.ts';
 import { issueCreated } from './events.ts';
 import { asAdmin, asKey, deliveryLog, deliveryLogOf, deliverySuite, queryRows, type Receiver } from './harness.ts';
 

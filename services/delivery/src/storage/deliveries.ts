@@ -1,5 +1,8 @@
 import { isUniqueViolation, sql, type Kysely } from '@preflight/db';
-import type { AttemptOutcome, DeliveryDatabase, DeliveryStatus, DeliveryTrigger } from './schema.ts';
+import { ATTEMPT_COLUMNS, attemptRows, type AttemptRecord } from './attempt-rows.ts';
+import type { DeliveryDatabase, DeliveryStatus, DeliveryTrigger } from './schema.ts';
+
+export type { AttemptRecord } from './attempt-rows.ts';
 
 export interface ClaimedDelivery {
   id: string;
@@ -18,7 +21,7 @@ export interface ClaimedDelivery {
   due_at: Date;
 }
 
-const leaseEnd = (leaseMs: number) => sql<Date>`now() + ${leaseMs} * interval '1 millisecond'`;
+export const leaseEnd = (leaseMs: number) => sql<Date>`now() + ${leaseMs} * interval '1 millisecond'`;
 
 /**
  * Claims due deliveries in one statement (one round trip, one commit):
@@ -62,89 +65,6 @@ export async function claimDue(
     rows: result.rows.map(({ fetched: _fetched, ...row }) => row),
     fetched: result.rows[0]?.fetched ?? 0,
   };
-}
-
-/**
- * Leases the deliveries whose attempt could not start within `overdueMs` of becoming due:
- * pending ones of the given endpoints (this replica holds those at their bound, so no claim of
- * it takes them, and another replica with free slots would have), and parked ones of any
- * endpoint (their endpoint stopped answering). Their attempts are to be recorded as failed.
- */
-export async function claimOverdue(
-  db: Kysely<DeliveryDatabase>,
-  opts: { endpoints: readonly string[]; overdueMs: number; limit: number; leaseMs: number; token: string },
-): Promise<ClaimedDelivery[]> {
-  const cutoff = sql`now() - ${opts.overdueMs} * interval '1 millisecond'`;
-  const result = await sql<ClaimedDelivery>`
-    with waiting as (
-      select id, next_attempt_at from deliveries
-      where status = 'pending' and endpoint_id = any(${[...opts.endpoints]}::uuid[]) and next_attempt_at <= ${cutoff}
-      order by next_attempt_at
-      limit ${opts.limit}
-      for update skip locked
-    ), parked as (
-      select id, next_attempt_at from deliveries
-      where status = 'parked' and next_attempt_at <= ${cutoff}
-      order by next_attempt_at
-      limit ${opts.limit}
-      for update skip locked
-    ), overdue as (
-      select * from waiting union all select * from parked
-    )
-    update deliveries d
-    set status = 'pending', next_attempt_at = ${leaseEnd(opts.leaseMs)}, leased_until = ${leaseEnd(opts.leaseMs)}, lease_token = ${opts.token}::uuid
-    from overdue
-    where d.id = overdue.id
-    returning d.id, d.event_id, d.event_type, d.endpoint_id, d.org_id, d.url, d.attempt_count, d.trigger, overdue.next_attempt_at as due_at, '' as body`.execute(db);
-  return result.rows;
-}
-
-/**
- * Cancels the endpoint's deliveries waiting in the table (pending or parked, not leased: an
- * attempt under way cancels itself when it looks the endpoint up), each logged as a cancelled
- * attempt, in one statement: the endpoint was disabled, and none of them is to be attempted.
- */
-export async function cancelWaiting(db: Kysely<DeliveryDatabase>, endpointId: string, newAttemptId: () => string, limit = 5_000): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const rows = await trx
-      .selectFrom('deliveries')
-      .select(['id', 'event_id', 'event_type', 'attempt_count', 'trigger'])
-      .where('endpoint_id', '=', endpointId)
-      .where('status', 'in', ['pending', 'parked'])
-      .where('lease_token', 'is', null)
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    if (rows.length === 0) return 0;
-    const now = new Date();
-    const attempts = rows.map((r) => ({
-      attemptId: r.attempt_count === 0 ? r.id : newAttemptId(),
-      deliveryId: r.id,
-      eventId: r.event_id,
-      eventType: r.event_type,
-      endpointId,
-      attempt: r.attempt_count + 1,
-      attemptedAt: now,
-      statusCode: null,
-      durationMs: 0,
-      responseBody: null,
-      error: 'endpoint disabled; delivery cancelled',
-      outcome: 'cancelled' as const,
-      trigger: r.trigger,
-    }));
-    await sql`
-      with gone as (delete from deliveries where id = any(${rows.map((r) => r.id)}::uuid[]))
-      insert into delivery_attempts ${ATTEMPT_COLUMNS} ${attemptRows(attempts)}`.execute(trx);
-    return rows.length;
-  });
-}
-
-/** The endpoint answers again: its parked deliveries are pending (and due when they were) for any replica. */
-export async function unpark(db: Kysely<DeliveryDatabase>, endpointId: string, channel: string): Promise<void> {
-  await sql`
-    with woken as (update deliveries set status = 'pending' where status = 'parked' and endpoint_id = ${endpointId} returning 1)
-    select pg_notify(${channel}, '') from (select 1) one where exists (select 1 from woken)`.execute(db);
 }
 
 export interface NewEnvelope {
@@ -208,12 +128,11 @@ export async function storeFanout(
     })),
   ];
   if (rows.length === 0 && written.length === 0) return;
-  const envelopes = d.envelopes;
   const col = <K extends keyof (typeof rows)[number]>(k: K) => rows.map((r) => r[k]);
   await sql`
     with envelope as (
       insert into delivery_envelopes (event_id, event_type, body)
-      select * from unnest(${envelopes.map((e) => e.eventId)}::text[], ${envelopes.map((e) => e.eventType)}::text[], ${envelopes.map((e) => e.body)}::text[])
+      select * from unnest(${d.envelopes.map((e) => e.eventId)}::text[], ${d.envelopes.map((e) => e.eventType)}::text[], ${d.envelopes.map((e) => e.body)}::text[])
       on conflict do nothing
     ),
     logged as (
@@ -262,22 +181,6 @@ export async function releaseLease(db: Kysely<DeliveryDatabase>, id: string, tok
     .execute();
 }
 
-export interface AttemptRecord {
-  attemptId: string;
-  deliveryId: string;
-  eventId: string;
-  eventType: string;
-  endpointId: string;
-  attempt: number;
-  attemptedAt: Date;
-  statusCode: number | null;
-  durationMs: number;
-  responseBody: string | null;
-  error: string | null;
-  outcome: AttemptOutcome;
-  trigger: DeliveryTrigger;
-}
-
 export interface AttemptCompletion {
   /** The lease the attempt was made under. */
   token: string;
@@ -288,20 +191,6 @@ export interface AttemptCompletion {
   /** A final outcome already reported to the webhook service (not left to the outcome reporter). */
   reported?: boolean;
 }
-
-/**
- * Attempt rows for an insert into `delivery_attempts`, as arrays, one per column (unnest),
- * rather than a VALUES list of 12 bound values a row: the statement's text is the same for
- * every batch size, so it is named and planned once per connection, and neither kysely nor
- * Postgres handles thousands of single parameters.
- */
-const attemptRows = (a: readonly AttemptRecord[]) => sql`select * from unnest(
-    ${a.map((x) => x.attemptId)}::uuid[], ${a.map((x) => x.deliveryId)}::uuid[], ${a.map((x) => x.eventId)}::text[],
-    ${a.map((x) => x.eventType)}::text[], ${a.map((x) => x.endpointId)}::uuid[], ${a.map((x) => x.attempt)}::integer[],
-    ${a.map((x) => x.attemptedAt.toISOString())}::timestamptz[], ${a.map((x) => x.statusCode)}::integer[], ${a.map((x) => x.durationMs)}::integer[],
-    ${a.map((x) => x.responseBody)}::text[], ${a.map((x) => x.error)}::text[], ${a.map((x) => x.outcome)}::text[], ${a.map((x) => x.trigger)}::text[])`;
-
-const ATTEMPT_COLUMNS = sql`(attempt_id, delivery_id, event_id, event_type, endpoint_id, attempt, attempted_at, status_code, duration_ms, response_body, error, outcome, trigger)`;
 
 /** Final, with no outcome to report (cancelled) or its outcome reported: the row can go. */
 const nothingLeft = (c: AttemptCompletion): boolean => c.next.status === 'cancelled' || (c.next.status !== 'pending' && c.next.status !== 'parked' && c.reported === true);

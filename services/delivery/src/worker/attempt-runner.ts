@@ -152,10 +152,11 @@ export function attemptRunner(opts: AttemptRunnerOptions): AttemptRunner {
   }
 
   async function unsent(w: Waiting, now: number, inFlight: number): Promise<void> {
-    // An endpoint disabled meanwhile (most likely by these very failures) cancels it instead.
-    const endpoint = await endpointFor(w.row).catch(() => ({}) as SigningSecrets);
+    // An endpoint disabled meanwhile (most likely by these very failures) cancels it instead;
+    // the webhook service not answering leaves it failed.
+    const gone = await endpointFor(w.row).then((e) => e === undefined, () => false);
     const attempt = { attemptId: w.row.attempt_count === 0 ? w.row.id : newAttemptId(), number: w.row.attempt_count + 1, attemptedAt: new Date(w.dueAt) };
-    if (!endpoint) return finish(w, { ...attempt, durationMs: 0, result: CANCELLED, outcome: 'cancelled' });
+    if (gone) return finish(w, { ...attempt, durationMs: 0, result: CANCELLED, outcome: 'cancelled' });
     return finish(w, {
       ...attempt,
       durationMs: Math.max(0, now - w.dueAt),
