@@ -109,6 +109,20 @@ describe('public events', () => {
     expect(toPublicEvents(closed)[0]).toMatchObject({ eventType: 'CampaignClosed', data: { name: null, status: 'Closed' } });
   });
 
+  it('keeps a status change\'s origin out of the public payload, and round-trips it internally', () => {
+    const synced = createEvent('IssueStatusChanged', { ...ids, title: 'Broken link', oldStatus: 'New', newStatus: 'Fixed', reason: 'because', origin: 'integration:44444444-4444-4444-8444-444444444444', occurredAt: toTimestamp(at) });
+    const [publicEvent] = toPublicEvents(synced);
+    expect(publicEvent).toEqual(toPublicEvents(statusChange('New', 'Fixed'))[0]);
+    expect(publicEvent?.data).not.toHaveProperty('origin');
+    const encoded = encodeEvent(synced, 'p');
+    const decoded = decodeEvent(encoded.type, encoded.payload);
+    if (decoded.kind !== 'IssueStatusChanged') throw new Error('kind');
+    expect(decoded.message.origin).toBe('integration:44444444-4444-4444-8444-444444444444');
+    const plain = decodeEvent(encoded.type, encodeEvent(statusChange('New', 'Fixed'), 'p').payload);
+    if (plain.kind !== 'IssueStatusChanged') throw new Error('kind');
+    expect(plain.message.origin).toBeUndefined();
+  });
+
   it('maps ReportSealed with every data field of spec 6.2, null for absent optionals', () => {
     const sealed = createEvent('ReportSealed', {
       campaignId: ids.campaignId,
