@@ -6,7 +6,7 @@ import { migrations } from './migrations/index.ts';
 import { registrations } from './routes/index.ts';
 import { startEndpointChangeSignal } from './signals/endpoints-changed.ts';
 import type { WebhookDatabase } from './storage/schema.ts';
-import { createTargetChecker, type HostResolver } from './targets/target-check.ts';
+import { createTargetChecker, type HostResolver } from '@preflight/net';
 
 export type RunningWebhookService = RunningService<WebhookDatabase, object>;
 

@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { eventsConfigShape } from '@preflight/bus';
 import { env, loadConfig } from '@preflight/config';
 import { databaseConfigShape, listenConfigShape, logConfigShape } from '@preflight/service-kit';
-import { parseKeyRing } from './domain/secret-box.ts';
+import { keyRingField } from '@preflight/secret-box';
 
 /** Environment of the webhook service, read once at start (docs/development.md, "Ports, URLs"). */
 export const webhookConfigShape = {
@@ -14,14 +13,7 @@ export const webhookConfigShape = {
 
   // Signing secrets at rest: `id:base64(32 bytes)`, comma-separated. The first key encrypts new
   // secrets, every listed key decrypts (rotation: prepend the new key, keep the old ones).
-  WEBHOOK_SECRET_KEYS: z.string().transform((value, ctx) => {
-    try {
-      return parseKeyRing(value);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: (err as Error).message });
-      return z.NEVER;
-    }
-  }),
+  WEBHOOK_SECRET_KEYS: keyRingField(),
 
   // Core NATS, for the signal that drops the delivery service's cached endpoints when they
   // change (the webhook service publishes no domain events, so it needs no stream settings).

@@ -7,7 +7,7 @@ import { TEST_DATABASE_URL, TEST_NATS_URL, dropSchemas, isolatedName } from '@pr
 import { startWebhookService } from '../src/app.ts';
 import { loadWebhookConfig } from '../src/config.ts';
 import type { WebhookDatabase } from '../src/storage/schema.ts';
-import type { HostResolver } from '../src/targets/target-check.ts';
+import type { HostResolver } from '@preflight/net';
 import { startDeliveryStandIn, type DeliveryStandIn } from './delivery-stand-in.ts';
 
 export const asKey = (orgId: string, keyName = 'CI pipeline'): Caller => ({ kind: 'api-key', orgId, keyId: randomUUID(), keyName });

@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@preflight/config';
 import { loadWebhookConfig } from '../src/config.ts';
-import { newSigningSecret, openSecret, parseKeyRing, sealSecret, secretContext, SecretUnavailableError } from '../src/domain/secret-box.ts';
+import { newSigningSecret, openSecret, parseKeyRing, sealSecret, SecretUnavailableError } from '@preflight/secret-box';
+import { secretContext } from '../src/domain/secret-context.ts';
 import { newKey } from './harness.ts';
 
 describe('signing secrets', () => {

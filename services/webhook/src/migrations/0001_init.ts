@@ -2,7 +2,7 @@ import { sql, type Kysely } from '@preflight/db';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   // One row per endpoint. The signing secret is never stored in clear: AES-256-GCM ciphertext,
-  // its IV and tag, and the id of the key that sealed it (src/domain/secret-box.ts).
+  // its IV and tag, and the id of the key that sealed it (@preflight/secret-box).
   await db.schema
     .createTable('webhooks')
     .addColumn('id', 'uuid', (c) => c.primaryKey())

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { notFound, parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
-import { newSigningSecret, openSecret, sealSecret, secretContext, SecretUnavailableError, type SealedSecret } from '../domain/secret-box.ts';
+import { newSigningSecret, openSecret, sealSecret, SecretUnavailableError, type SealedSecret } from '@preflight/secret-box';
+import { secretContext } from '../domain/secret-context.ts';
 import { lockWebhook, replaceSecret, sealedSecret } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
 

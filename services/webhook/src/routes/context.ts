@@ -2,9 +2,9 @@ import type { Express } from 'express';
 import type { Kysely } from '@preflight/db';
 import type { Logger } from '@preflight/log';
 import type { DeliveryClient } from '../clients/delivery-client.ts';
-import type { KeyRing } from '../domain/secret-box.ts';
+import type { KeyRing } from '@preflight/secret-box';
 import type { EndpointChangeSignal } from '../signals/endpoints-changed.ts';
-import type { TargetChecker } from '../targets/target-check.ts';
+import type { TargetChecker } from '@preflight/net';
 import type { WebhookDatabase } from '../storage/schema.ts';
 
 /** What a route handler may use; built once in app.ts. */

@@ -1,5 +1,5 @@
 import { conflict, notFound, pathId, sendJson } from '@preflight/http';
-import { SecretUnavailableError } from '../domain/secret-box.ts';
+import { SecretUnavailableError } from '@preflight/secret-box';
 import { endpointById } from '../storage/webhooks.ts';
 import { openEndpointSecrets } from '../views/endpoint-secrets.ts';
 import type { Registration } from './context.ts';

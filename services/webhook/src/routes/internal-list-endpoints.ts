@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EMITTED_EVENT_TYPES, RESERVED_EVENT_TYPES } from '@preflight/contract';
 import { parseQuery, pathId, sendJson } from '@preflight/http';
-import { SecretUnavailableError } from '../domain/secret-box.ts';
+import { SecretUnavailableError } from '@preflight/secret-box';
 import { endpointsFor } from '../storage/webhooks.ts';
 import { openEndpointSecrets } from '../views/endpoint-secrets.ts';
 import type { Registration } from './context.ts';

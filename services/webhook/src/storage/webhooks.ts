@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from '@preflight/db';
-import type { SealedSecret } from '../domain/secret-box.ts';
+import type { SealedSecret } from '@preflight/secret-box';
 import type { WebhookDatabase, WebhookSource, WebhooksTable } from './schema.ts';
 
 export type WebhookRow = Selectable<WebhooksTable>;

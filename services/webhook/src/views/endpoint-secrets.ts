@@ -1,5 +1,6 @@
 import type { Logger } from '@preflight/log';
-import { openSecret, secretContext, SecretUnavailableError, type KeyRing } from '../domain/secret-box.ts';
+import { openSecret, SecretUnavailableError, type KeyRing } from '@preflight/secret-box';
+import { secretContext } from '../domain/secret-context.ts';
 import { sealedPreviousSecret, sealedSecret, type EndpointRow } from '../storage/webhooks.ts';
 
 /** An endpoint's signing secrets as the delivery service receives them (README, "Internal API"). */

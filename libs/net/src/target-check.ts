@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { AppError } from '@preflight/http';
-import { assessHost, isIpLiteral, isLocalhostName, normaliseHost } from '@preflight/net';
+import { assessHost, isIpLiteral, isLocalhostName, normaliseHost } from './target-address.ts';
 
 /** Every address a host name resolves to (A and AAAA), as the system resolver answers. */
 export type HostResolver = (host: string) => Promise<string[]>;
@@ -31,7 +31,7 @@ export interface TargetChecker {
  * The creation-time rules on a webhook URL beyond the contract's "absolute http(s)": no
  * credentials in it, and (unless `allowPrivate`) a public destination: an IP literal must be
  * public, a name must not be localhost and every address it resolves to must be public
- * (libs/net, shared with the delivery service). A name with no address is a 422; a resolver that cannot be
+ * (target-address.ts, shared with the delivery service). A name with no address is a 422; a resolver that cannot be
  * asked (timeout, SERVFAIL) is a 503, since the same request may succeed a moment later.
  */
 export function createTargetChecker(opts: { allowPrivate: boolean; resolve?: HostResolver }): TargetChecker {

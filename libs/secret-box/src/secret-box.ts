@@ -1,11 +1,11 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
- * Signing secrets at rest: AES-256-GCM with a random 12-byte IV per secret, the key id stored
- * beside the ciphertext, and the webhook id as additional authenticated data (a ciphertext
- * copied onto another row does not decrypt there).
+ * Secrets at rest (signing secrets, provider credentials): AES-256-GCM with a random 12-byte IV per secret, the key id stored
+ * beside the ciphertext, and the owning row's context (`webhook:<id>`, …) as additional authenticated
+ * data (a ciphertext copied onto another row does not decrypt there).
  *
- * Keys come from WEBHOOK_SECRET_KEYS, `id:base64key,id:base64key,…`: the first encrypts, every
+ * Keys come from the service's key-ring variable (WEBHOOK_SECRET_KEYS, INTEGRATION_SECRET_KEYS), `id:base64key,id:base64key,…`: the first encrypts, every
  * one decrypts, so rotating is "put the new key first, keep the old ones until no row uses
  * them" (README, "Secret encryption and rotation").
  */
@@ -29,7 +29,7 @@ const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const SECRET_BYTES = 32;
 
-/** Parses WEBHOOK_SECRET_KEYS. Error messages name entries by position, never show key material. */
+/** Parses a key-ring variable. Error messages name entries by position, never show key material. */
 export function parseKeyRing(text: string): KeyRing {
   const entries = text.split(',').map((e) => e.trim()).filter((e) => e !== '');
   if (entries.length === 0) throw new Error('must list at least one key as id:base64 (32 bytes)');
@@ -73,7 +73,7 @@ export class SecretUnavailableError extends Error {
 /** Throws SecretUnavailableError for an unknown key id or a ciphertext that fails authentication. */
 export function openSecret(ring: KeyRing, sealed: SealedSecret, context: string): string {
   const key = ring.keys.get(sealed.keyId);
-  if (!key) throw new SecretUnavailableError(sealed.keyId, 'the key is not in WEBHOOK_SECRET_KEYS');
+  if (!key) throw new SecretUnavailableError(sealed.keyId, 'the key is not in the key ring');
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, sealed.iv);
     decipher.setAAD(Buffer.from(context, 'utf8'));
@@ -83,6 +83,3 @@ export function openSecret(ring: KeyRing, sealed: SealedSecret, context: string)
     throw new SecretUnavailableError(sealed.keyId, 'authentication failed');
   }
 }
-
-/** The additional authenticated data binding a sealed secret to its webhook. */
-export const secretContext = (webhookId: string) => `webhook:${webhookId}`;

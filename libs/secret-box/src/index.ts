@@ -1,0 +1,2 @@
+export * from './secret-box.ts';
+export { keyRingField } from './key-ring-field.ts';
