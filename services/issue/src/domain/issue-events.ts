@@ -50,6 +50,8 @@ export function issueStatusChangedEvent(change: {
   severity: IssueSeverity;
   transition: StatusTransition;
   reason: string | null;
+  /** Where the change came from when not a person in Preflight (`integration:<connectionId>`). */
+  origin?: string | null;
   occurredAt: Date;
   revision: number;
 }): DomainEvent {
@@ -62,6 +64,7 @@ export function issueStatusChangedEvent(change: {
     oldStatus: change.transition.from,
     newStatus: change.transition.to,
     reason: opt(change.reason),
+    origin: opt(change.origin),
     occurredAt: toTimestamp(change.occurredAt),
     revision: change.revision,
   });

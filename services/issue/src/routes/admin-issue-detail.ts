@@ -1,13 +1,22 @@
 import type { Kysely } from '@preflight/db';
 import { notFound } from '@preflight/http';
-import { toAdminIssue, type AdminIssue } from '../views/issue-view.ts';
-import { historyOf } from '../storage/issue-history.ts';
-import { findIssueDetail } from '../storage/issues.ts';
+import { toAdminIssue, toInternalIssue, type AdminIssue, type InternalIssue } from '../views/issue-view.ts';
+import { historyOf, type IssueHistoryRow } from '../storage/issue-history.ts';
+import { findIssueDetail, type IssueDetailRow } from '../storage/issues.ts';
 import type { IssueDatabase } from '../storage/schema.ts';
+
+async function detailRows(db: Kysely<IssueDatabase>, issueId: string): Promise<[IssueDetailRow, IssueHistoryRow[]]> {
+  const row = await findIssueDetail(db, issueId, undefined);
+  if (!row) throw notFound('issue', issueId);
+  return [row, await historyOf(db, issueId)];
+}
 
 /** The body of every admin issue answer: the public detail plus `reporter`. */
 export async function adminIssueDetail(db: Kysely<IssueDatabase>, issueId: string): Promise<AdminIssue> {
-  const row = await findIssueDetail(db, issueId, undefined);
-  if (!row) throw notFound('issue', issueId);
-  return toAdminIssue(row, await historyOf(db, issueId));
+  return toAdminIssue(...(await detailRows(db, issueId)));
+}
+
+/** The body of the /internal/v1 issue answers: the admin detail plus `orgId`. */
+export async function internalIssueDetail(db: Kysely<IssueDatabase>, issueId: string): Promise<InternalIssue> {
+  return toInternalIssue(...(await detailRows(db, issueId)));
 }

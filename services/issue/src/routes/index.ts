@@ -4,6 +4,8 @@ import { adminGetIssue } from './admin-get-issue.ts';
 import { adminListIssues } from './admin-list-issues.ts';
 import { adminSetAssignee } from './admin-set-assignee.ts';
 import type { Registration } from './context.ts';
+import { internalChangeStatus } from './internal-change-status.ts';
+import { internalGetIssue } from './internal-get-issue.ts';
 import { publicCreateIssue } from './public-create-issue.ts';
 import { publicGetIssue } from './public-get-issue.ts';
 import { publicListIssues } from './public-list-issues.ts';
@@ -17,4 +19,6 @@ export const registrations: Registration[] = [
   adminGetIssue,
   adminChangeStatus,
   adminSetAssignee,
+  internalGetIssue,
+  internalChangeStatus,
 ];

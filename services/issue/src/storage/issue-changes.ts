@@ -16,12 +16,13 @@ export type StatusChangeOutcome =
  * Moves an issue along the workflow. The row is locked first so the rule is checked against
  * the status the change really starts from; the change, the revision bump, its history entry
  * and exactly one IssueStatusChanged outbox row commit together. A refused change writes
- * nothing, so it emits nothing.
+ * nothing, so it emits nothing. `origin` (e.g. `integration:<connectionId>`) is put on the
+ * event when the change did not come from a person in Preflight; absent or null otherwise.
  */
 export async function changeIssueStatus(
   db: Kysely<IssueDatabase>,
   events: EventTarget,
-  change: { issueId: string; to: IssueStatus; reason: string | null; duplicateOfId: string | null },
+  change: { issueId: string; to: IssueStatus; reason: string | null; duplicateOfId: string | null; origin?: string | null },
 ): Promise<StatusChangeOutcome> {
   return db.transaction().execute(async (trx): Promise<StatusChangeOutcome> => {
     const issue = await trx
@@ -66,6 +67,7 @@ export async function changeIssueStatus(
       severity: issue.severity,
       transition,
       reason: change.reason,
+      origin: change.origin ?? null,
       occurredAt,
       revision: updated.revision,
     });

@@ -67,3 +67,10 @@ export type AdminIssue = PublicIssue & { reporter: string };
 export function toAdminIssue(row: IssueDetailRow, history: IssueHistoryRow[]): AdminIssue {
   return { ...toPublicIssue(row, history), reporter: row.reporter };
 }
+
+/** The /internal/v1 detail (the integration service): the admin detail plus whose issue it is. */
+export type InternalIssue = AdminIssue & { orgId: string };
+
+export function toInternalIssue(row: IssueDetailRow, history: IssueHistoryRow[]): InternalIssue {
+  return { ...toAdminIssue(row, history), orgId: row.org_id };
+}

@@ -1,0 +1,22 @@
+import { parseBody, pathId, sendJson } from '@preflight/http';
+import { internalIssueDetail } from './admin-issue-detail.ts';
+import type { Registration } from './context.ts';
+import { InternalChangeStatusRequestSchema, applyStatusChange } from './status-change.ts';
+
+/**
+ * POST /internal/v1/issues/:id/status {to, reason?, duplicateOfId?, origin}: the integration
+ * service applies a status synced from an issue tracker. The admin route's pipeline and
+ * outcomes (history, one IssueStatusChanged, 404, 409 with currentStatus/allowedTransitions,
+ * 422), with `origin` (e.g. `integration:<connectionId>`) on the event so the caller can skip
+ * its own echo. 200 the internal detail (the admin detail plus `orgId`). The gateway never
+ * routes /internal, so there is no caller to check: only services reach it (the chart's
+ * NetworkPolicy admits the gateway and the integration service).
+ */
+export const internalChangeStatus: Registration = (app, { db, events }) => {
+  app.post('/internal/v1/issues/:id/status', async (req, res) => {
+    const issueId = pathId(req.params.id, 'issue');
+    const body = parseBody(InternalChangeStatusRequestSchema, req.body);
+    await applyStatusChange(db, events, issueId, body);
+    sendJson(req, res, 200, await internalIssueDetail(db, issueId));
+  });
+};
