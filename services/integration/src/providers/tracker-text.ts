@@ -47,8 +47,35 @@ export function trackerTitle(issue: Pick<IssueDetail, 'seqNumber' | 'title'>, ma
   return full.length <= max ? full : `${full.slice(0, max - 1)}…`;
 }
 
-/** Every non-empty field of the issue as a markdown body, ending with the marker line. */
-export function trackerMarkdown(issue: IssueDetail): string {
+/**
+ * Every non-empty field of the issue as a markdown body, ending with the marker line. When
+ * `maxChars` is given (GitHub takes 65536), the written-out sections are cut so the details,
+ * the link and the marker always fit.
+ */
+export function trackerMarkdown(issue: IssueDetail, maxChars = Number.POSITIVE_INFINITY): string {
+  const prose = [
+    ...section('Description', issue.description),
+    ...section('Steps to reproduce', issue.stepsToReproduce),
+    ...section('Expected behaviour', issue.expectedBehavior),
+    ...section('Actual behaviour', issue.actualBehavior),
+  ]
+    .map((line) => `${line}\n`)
+    .join('');
+  const rest = detailLines(issue).join('\n');
+  return `${prose.length + rest.length <= maxChars ? prose : cut(prose, maxChars - rest.length)}${rest}`;
+}
+
+const CUT_NOTE = '\n\n_(Cut short: the full text is in Preflight.)_\n\n';
+
+/** `text` cut to `room` characters with a note; a code block left open is closed so the rest renders. */
+function cut(text: string, room: number): string {
+  const fence = '\n```';
+  let kept = text.slice(0, Math.max(0, room - CUT_NOTE.length - fence.length));
+  if ((kept.match(/^\s*```/gm)?.length ?? 0) % 2 === 1) kept += fence;
+  return `${kept}${CUT_NOTE}`;
+}
+
+function detailLines(issue: IssueDetail): string[] {
   const browser = [issue.browserName, issue.browserVersion].filter((v) => v?.trim()).join(' ');
   const pageLink = issue.pageUrl ? link(issue.pageUrl, issue.pageUrl) : null;
   const pageTitle = issue.pageTitle?.trim() ? inline(issue.pageTitle) : null;
@@ -64,20 +91,11 @@ export function trackerMarkdown(issue: IssueDetail): string {
     ['Device', issue.deviceType && inline(issue.deviceType)],
     ['Screen resolution', issue.screenResolution && inline(issue.screenResolution)],
   ];
-  const lines = [
-    ...section('Description', issue.description),
-    ...section('Steps to reproduce', issue.stepsToReproduce),
-    ...section('Expected behaviour', issue.expectedBehavior),
-    ...section('Actual behaviour', issue.actualBehavior),
-    '### Details',
-    '',
-    ...facts.filter((f): f is [string, string] => Boolean(f[1])).map(([name, value]) => `- **${name}:** ${value}`),
-    '',
-  ];
+  const lines = ['### Details', '', ...facts.filter((f): f is [string, string] => Boolean(f[1])).map(([name, value]) => `- **${name}:** ${value}`), ''];
   if (issue.screenshotUrl) {
     const shot = /^https?:\/\//i.test(issue.screenshotUrl) ? `!${link('Screenshot', issue.screenshotUrl)}` : inline(issue.screenshotUrl);
     lines.push('### Screenshot', '', shot, '');
   }
-  lines.push('---', '', `${link(`Open issue #${issue.seqNumber} in Preflight`, issue.link)}`, '', trackerMarkerLine(issue.issueId), '');
-  return lines.join('\n');
+  lines.push('---', '', link(`Open issue #${issue.seqNumber} in Preflight`, issue.link), '', trackerMarkerLine(issue.issueId), '');
+  return lines;
 }
