@@ -13,7 +13,7 @@ import { BREAKER_OPEN_ERROR, notStartedError } from '../domain/unsent.ts';
 import type { EarlyRecord } from '../fanout/early-start.ts';
 import { recordAttempts, releaseLease, type AttemptCompletion, type ClaimedDelivery, type UnreportedOutcome } from '../storage/deliveries.ts';
 import type { AttemptOutcome, DeliveryDatabase } from '../storage/schema.ts';
-import { BreakerOpen, UnhealthyResult, type Breakers } from './breakers.ts';
+import { BreakerOpen, UnhealthyResult, type Breakers } from '@preflight/breakers';
 import type { DeliveryMetrics } from './metrics.ts';
 
 /**

@@ -3,6 +3,12 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '@preflight/log';
 
 export interface BreakerOptions {
+  /** Metric names start with it: `<prefix>_circuit_breaker_transitions_total`, `<prefix>_circuit_breakers_open`. */
+  metricPrefix: string;
+  /** What one breaker guards, for help texts and logs: "endpoint", "connection". */
+  subject: string;
+  /** What happens to calls while a breaker is open, for the log line. */
+  whileOpen: string;
   resetTimeoutMs: number;
   volumeThreshold: number;
   errorThresholdPercentage: number;
@@ -13,9 +19,11 @@ export interface BreakerOptions {
 export class UnhealthyResult<T> extends Error {
   override readonly name = 'UnhealthyResult';
   constructor(readonly result: T) {
-    super('unhealthy endpoint');
+    super('unhealthy result');
   }
 }
+
+export type BreakerState = 'closed' | 'open' | 'half-open';
 
 /** The breaker refused to let an attempt through (open, or half-open with its trial in flight). */
 export class BreakerOpen extends Error {
@@ -35,12 +43,11 @@ interface Entry {
 const IDLE_EVICT_MS = 10 * 60_000;
 
 /**
- * One opossum breaker per endpoint (per replica). Opened by timeouts and connection errors
- * (`UnhealthyResult`), the failures that hold the sender's connections and time; any HTTP
- * answer, 5xx included, came back fast and counts as a success for the breaker although the
- * attempt failed. While a breaker is open (and while its one half-open trial runs), an attempt
- * that comes due fails at once without a request: the contract's clock is kept, never
- * postponed (docs/webhooks.md, "Retries, timeouts and disabling").
+ * One opossum breaker per key (an endpoint, a connection), per replica. Opened by the failures
+ * the caller marks `UnhealthyResult` (timeouts and connection errors, the ones that hold the
+ * sender's connections and time); anything else counts as a success. A refusal by an open
+ * breaker (or by a half-open one whose trial is in flight) throws `BreakerOpen`; what that
+ * means is the caller's rule (delivery: the attempt fails at once, docs/webhooks.md).
  */
 export class Breakers {
   readonly #entries = new Map<string, Entry>();
@@ -54,12 +61,12 @@ export class Breakers {
     this.#log = logger.child({ component: 'breaker' });
     const entries = this.#entries;
     this.#transitions =
-      (registry.getSingleMetric('delivery_circuit_breaker_transitions_total') as Counter<'state'> | undefined) ??
-      new Counter({ name: 'delivery_circuit_breaker_transitions_total', help: 'Per-endpoint circuit breaker transitions, by the state entered (open, half_open, closed).', labelNames: ['state'], registers: [registry] });
-    if (!registry.getSingleMetric('delivery_circuit_breakers_open')) {
+      (registry.getSingleMetric(`${opts.metricPrefix}_circuit_breaker_transitions_total`) as Counter<'state'> | undefined) ??
+      new Counter({ name: `${opts.metricPrefix}_circuit_breaker_transitions_total`, help: `Per-${opts.subject} circuit breaker transitions, by the state entered (open, half_open, closed).`, labelNames: ['state'], registers: [registry] });
+    if (!registry.getSingleMetric(`${opts.metricPrefix}_circuit_breakers_open`)) {
       new Gauge({
-        name: 'delivery_circuit_breakers_open',
-        help: 'Endpoint circuit breakers in this replica that are open or half-open.',
+        name: `${opts.metricPrefix}_circuit_breakers_open`,
+        help: `${opts.subject[0]!.toUpperCase()}${opts.subject.slice(1)} circuit breakers in this replica that are open or half-open.`,
         registers: [registry],
         collect() {
           let n = 0;
@@ -72,11 +79,11 @@ export class Breakers {
     this.#evictTimer.unref();
   }
 
-  #entry(endpointId: string): Entry {
-    let entry = this.#entries.get(endpointId);
+  #entry(key: string): Entry {
+    let entry = this.#entries.get(key);
     if (!entry) {
       const breaker = new CircuitBreaker<[Action], unknown>((action: Action) => action(), {
-        timeout: false, // the attempt bounds itself (DELIVERY_ATTEMPT_TIMEOUT_MS)
+        timeout: false, // the caller bounds its own calls
         resetTimeout: this.#opts.resetTimeoutMs,
         volumeThreshold: this.#opts.volumeThreshold,
         errorThresholdPercentage: this.#opts.errorThresholdPercentage,
@@ -88,43 +95,52 @@ export class Breakers {
         // stats every second per breaker.
         rollingPercentilesEnabled: false,
         enableSnapshots: false,
-        name: endpointId,
+        name: key,
       });
+      const subject = this.#opts.subject;
+      const ids = { [`${subject}Id`]: key };
       const created: Entry = { breaker, lastUsed: Date.now() };
       breaker.on('open', () => {
         this.#transitions.inc({ state: 'open' });
-        this.#log.warn({ endpointId, halfOpenInMs: this.#opts.resetTimeoutMs }, 'endpoint circuit breaker opened; attempts due meanwhile fail without a request');
+        this.#log.warn({ ...ids, halfOpenInMs: this.#opts.resetTimeoutMs }, `${subject} circuit breaker opened; ${this.#opts.whileOpen}`);
       });
       breaker.on('halfOpen', () => {
         this.#transitions.inc({ state: 'half_open' });
-        this.#log.info({ endpointId }, 'endpoint circuit breaker half-open; one trial attempt');
+        this.#log.info(ids, `${subject} circuit breaker half-open; one trial call`);
       });
       breaker.on('close', () => {
         this.#transitions.inc({ state: 'closed' });
-        this.#log.info({ endpointId }, 'endpoint circuit breaker closed');
+        this.#log.info(ids, `${subject} circuit breaker closed`);
       });
       entry = created;
-      this.#entries.set(endpointId, entry);
+      this.#entries.set(key, entry);
     }
     entry.lastUsed = Date.now();
     return entry;
   }
 
-  /** Forgets the endpoint's breaker (the operator re-enabled it): its next attempt is sent. */
-  reset(endpointId: string): void {
-    const entry = this.#entries.get(endpointId);
+  /** Forgets a key's breaker (re-enabled, new credentials): its next call is let through. */
+  reset(key: string): void {
+    const entry = this.#entries.get(key);
     if (!entry) return;
     entry.breaker.shutdown();
-    this.#entries.delete(endpointId);
+    this.#entries.delete(key);
     if (!entry.breaker.closed) this.#transitions.inc({ state: 'closed' });
   }
 
+  /** Where a key's breaker stands (closed when it has none). */
+  state(key: string): BreakerState {
+    const breaker = this.#entries.get(key)?.breaker;
+    if (!breaker || breaker.closed) return 'closed';
+    return breaker.halfOpen ? 'half-open' : 'open';
+  }
+
   /**
-   * Runs `action` through the endpoint's breaker. Its `UnhealthyResult` is counted as a
+   * Runs `action` through the key's breaker. Its `UnhealthyResult` is counted as a
    * failure and unwrapped; a refusal by the breaker throws `BreakerOpen`.
    */
-  async fire<T>(endpointId: string, action: () => Promise<T>): Promise<T> {
-    const entry = this.#entry(endpointId);
+  async fire<T>(key: string, action: () => Promise<T>): Promise<T> {
+    const entry = this.#entry(key);
     try {
       return (await entry.breaker.fire(action)) as T;
     } catch (err) {

@@ -1,0 +1,1 @@
+export { Breakers, BreakerOpen, UnhealthyResult, type BreakerOptions, type BreakerState } from './keyed-breakers.ts';
