@@ -312,6 +312,7 @@ describe('policy', () => {
       ISSUE_URL: 'http://pf-issue:8082',
       WEBHOOK_URL: 'http://pf-webhook:8083',
       DELIVERY_URL: 'http://pf-delivery:8084',
+      INTEGRATION_URL: 'http://pf-integration:8085',
     });
     expect(ofKind('delivery:default', 'ConfigMap')[0]!.data).toMatchObject({ DB_SCHEMA: 'delivery', DELIVERY_PORT: '8084', WEBHOOK_URL: 'http://pf-webhook:8083' });
     expect(ofKind('issue:default', 'ConfigMap')[0]!.data).toMatchObject({ DB_SCHEMA: 'issue', CAMPAIGN_URL: 'http://pf-campaign:8081' });
@@ -335,7 +336,8 @@ describe('policy', () => {
         .spec.ingress.flatMap((r: { from: Array<{ podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: object }> }) => r.from)
         .map((p: { podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: object }) => (p.podSelector ? `pod:${p.podSelector.matchLabels['app.kubernetes.io/name']}` : 'namespace:monitoring'));
     expect(peers('campaign').sort()).toEqual(['namespace:monitoring', 'pod:gateway', 'pod:issue']);
-    expect(peers('issue').sort()).toEqual(['namespace:monitoring', 'pod:gateway']);
+    // the integration service reads issues and applies tracker-synced status changes on /internal/v1
+    expect(peers('issue').sort()).toEqual(['namespace:monitoring', 'pod:gateway', 'pod:integration']);
     // the delivery pods read endpoints and report outcomes on /internal/v1
     expect(peers('webhook').sort()).toEqual(['namespace:monitoring', 'pod:delivery', 'pod:gateway']);
     // the gateway, for its admin deliveries routes; the webhook service, for endpoint stats
@@ -359,9 +361,9 @@ describe('policy', () => {
     }
   });
 
-  it('the gateway may call webhook and delivery, and delivery the webhook service', () => {
+  it('the gateway may call webhook, delivery and integration, and delivery the webhook service', () => {
     const gw = egress('preflight:production', 'gateway');
-    expect(toComponent(gw, 'webhook', 8083) && toComponent(gw, 'delivery', 8084)).toBe(true);
+    expect(toComponent(gw, 'webhook', 8083) && toComponent(gw, 'delivery', 8084) && toComponent(gw, 'integration', 8085)).toBe(true);
     for (const r of ['delivery:default', 'delivery:production']) expect(toComponent(egress(r, 'delivery'), 'webhook', 8083), r).toBe(true);
   });
 

@@ -53,6 +53,8 @@ export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheT
       const limiter = new FailoverRateLimiter(sharedLimiter, policy, logger, metrics.rateLimiterDegraded);
       const adminPolicy: RateLimitPolicy = { name: 'admin', limit: config.ADMIN_RATE_LIMIT_MAX, windowSeconds: config.ADMIN_RATE_LIMIT_WINDOW_SECONDS };
       const adminLimiter = new FailoverRateLimiter(new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, adminPolicy), adminPolicy, logger, metrics.adminRateLimiterDegraded);
+      const hookPolicy: RateLimitPolicy = { name: 'hook', limit: config.HOOK_RATE_LIMIT_MAX, windowSeconds: config.HOOK_RATE_LIMIT_WINDOW_SECONDS };
+      const hookLimiter = new FailoverRateLimiter(new RedisRateLimiter(redis, config.REDIS_KEY_PREFIX, hookPolicy), hookPolicy, logger, metrics.hookRateLimiterDegraded);
       const adminLockout = new AdminLockout(config.ADMIN_AUTH_FAILURES_MAX, config.ADMIN_AUTH_FAILURE_WINDOW_SECONDS);
       const idempotencyStore = new IdempotencyStore(redis, config.REDIS_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_TTL_MS);
       const keyCache = new KeyCache(redis, config.REDIS_KEY_PREFIX, opts.keyCacheTtlSeconds ?? 30, logger);
@@ -81,6 +83,7 @@ export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheT
               }),
               authenticateAdmin: adminAuthenticator(config.ADMIN_TOKEN, metrics, adminLockout),
               adminLimiter,
+              hookLimiter,
               idempotency: {
                 store: idempotencyStore,
                 metrics,
@@ -97,6 +100,7 @@ export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheT
           async () => {
             limiter.close();
             adminLimiter.close();
+            hookLimiter.close();
             adminLockout.close();
             keyCache.close();
             redis.disconnect();

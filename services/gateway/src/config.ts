@@ -38,6 +38,11 @@ export const gatewayEnv = {
   ADMIN_AUTH_FAILURES_MAX: env.int(10, { min: 1 }),
   ADMIN_AUTH_FAILURE_WINDOW_SECONDS: env.int(60, { min: 1 }),
 
+  // Per-connection rate limit on the unauthenticated inbound hooks (/integrations/v1/hooks/:connectionId)
+  /** Hooks one connection id may receive per window; the trackers' bursts (bulk closes) stay well under it. */
+  HOOK_RATE_LIMIT_MAX: env.int(1_200, { min: 1 }),
+  HOOK_RATE_LIMIT_WINDOW_SECONDS: env.int(60, { min: 1 }),
+
   // Idempotency-Key on POSTs (docs/api.md, "Idempotent retries")
   /** How long a finished request's answer is replayed for its key. */
   IDEMPOTENCY_TTL_SECONDS: env.int(86_400, { min: 1 }),
@@ -56,6 +61,8 @@ export const gatewayEnv = {
   ISSUE_URL: env.url(['http', 'https'], 'http://127.0.0.1:8082'),
   WEBHOOK_URL: env.url(['http', 'https'], 'http://127.0.0.1:8083'),
   DELIVERY_URL: env.url(['http', 'https'], 'http://127.0.0.1:8084'),
+  /** The integration service: chat and tracker connections, issue links, the trackers' inbound hooks. */
+  INTEGRATION_URL: env.url(['http', 'https'], 'http://127.0.0.1:8085'),
   /** How long an upstream gets to start answering (and between body chunks). */
   UPSTREAM_TIMEOUT_MS: env.int(15_000, { min: 1 }),
   /** Connections per upstream; requests beyond them queue (docs/reliability.md). */

@@ -34,6 +34,11 @@ export function gatewayMetrics(registry: Registry) {
       help: '1 while Redis is unreachable and each replica limits operator tokens on its own, else 0.',
       registers: [registry],
     }),
+    hookRateLimiterDegraded: new Gauge({
+      name: 'gateway_hook_rate_limiter_degraded',
+      help: '1 while Redis is unreachable and each replica limits inbound hooks per connection on its own, else 0.',
+      registers: [registry],
+    }),
     adminLockouts: new Counter({
       name: 'gateway_admin_lockouts_total',
       help: 'Admin requests refused with 429 because their address sent too many wrong operator tokens.',

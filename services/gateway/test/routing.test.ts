@@ -40,7 +40,26 @@ describe('route matching', () => {
     for (const route of ROUTES) {
       if (route.pattern.startsWith('/api/v1/')) expect(['none', 'api-key']).toContain(route.auth);
       if (route.pattern.startsWith('/admin/v1/')) expect(route.auth).toBe('admin');
+      // Unauthenticated and forwarded: only with a per-parameter rate limit.
+      if (route.auth === 'none' && 'upstream' in route) expect(route.limitBy, route.pattern).toBeDefined();
     }
+  });
+
+  it('routes the integration service as docs/development.md says', () => {
+    const table = ROUTES.filter((r) => 'upstream' in r && r.upstream === 'integration').map((r) => [r.method, r.pattern, r.auth]);
+    expect(table).toEqual([
+      ['POST', '/admin/v1/organizations/:orgId/integrations', 'admin'],
+      ['GET', '/admin/v1/organizations/:orgId/integrations', 'admin'],
+      ['PATCH', '/admin/v1/integrations/:id', 'admin'],
+      ['DELETE', '/admin/v1/integrations/:id', 'admin'],
+      ['POST', '/admin/v1/integrations/:id/test', 'admin'],
+      ['GET', '/admin/v1/integrations/:id/activity', 'admin'],
+      ['GET', '/admin/v1/issues/:id/links', 'admin'],
+      ['POST', '/integrations/v1/hooks/:connectionId', 'none'],
+    ]);
+    const hook = ROUTES.find((r) => r.pattern === '/integrations/v1/hooks/:connectionId')!;
+    expect(hook).toMatchObject({ auth: 'none', limitBy: 'connectionId' });
+    expect('forwardHeaders' in hook && hook.forwardHeaders).toEqual(expect.arrayContaining(['x-hub-signature-256', 'x-hub-signature', 'linear-signature']));
   });
 
   it('routes the public API as docs/development.md says', () => {

@@ -21,6 +21,8 @@ export interface ForwardDeps {
    * leaves: an idempotent request's answer must be recorded even then (idempotency/).
    */
   whole?: boolean;
+  /** Request headers the route forwards beyond the usual ones (RouteTarget `forwardHeaders`). */
+  forwardHeaders?: readonly string[];
 }
 
 function outcomeOf(status: number): UpstreamOutcome {
@@ -30,8 +32,8 @@ function outcomeOf(status: number): UpstreamOutcome {
 }
 
 /**
- * Forwards the request as is (method, path and query, the body already read whole) with the
- * caller's identity and the trace, then streams the service's answer back. Headers the gateway
+ * Forwards the request as is (method, path and query, the body already read whole, byte for
+ * byte) with the caller's identity (none on an unauthenticated route) and the trace, then streams the service's answer back. Headers the gateway
  * already set on `res` (rate limits, trace id) stay. A request holds one of the upstream's
  * connection slots from before it is sent until its answer is relayed; one that waits longer
  * than `queueDeadlineMs` for a slot is a 503. No answer at all — refused, reset, timed out, or
@@ -41,7 +43,7 @@ export async function forward(
   req: Request,
   res: Response,
   upstream: Upstream,
-  caller: Caller,
+  caller: Caller | undefined,
   body: Buffer | undefined,
   deps: ForwardDeps,
 ): Promise<void> {
@@ -66,7 +68,7 @@ async function send(
   req: Request,
   res: Response,
   upstream: Upstream,
-  caller: Caller,
+  caller: Caller | undefined,
   body: Buffer | undefined,
   deps: ForwardDeps,
 ): Promise<void> {
@@ -84,7 +86,7 @@ async function send(
       {
         method: req.method as 'GET',
         path: req.originalUrl,
-        headers: upstreamRequestHeaders(req.headers, caller),
+        headers: upstreamRequestHeaders(req.headers, caller, deps.forwardHeaders),
         body,
         signal: abort.signal,
       },

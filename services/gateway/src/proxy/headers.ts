@@ -12,9 +12,18 @@ const FORWARDED_REQUEST_HEADERS = ['content-type', 'content-length', 'accept', '
 /** Response headers passed back to the client; the rest (hop-by-hop, server internals) stay behind. */
 const FORWARDED_RESPONSE_HEADERS = ['content-type', 'content-length', 'location', 'allow', 'retry-after', 'cache-control', 'etag', 'last-modified'] as const;
 
-export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, caller: Caller): Record<string, string> {
+/**
+ * The headers a service gets: the allow-list, plus a route's own `extra` names (a tracker's
+ * signature and event headers on the inbound hook), then the caller's identity. An
+ * unauthenticated route has no caller, so no identity header at all.
+ */
+export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, caller: Caller | undefined, extra: readonly string[] = []): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const name of FORWARDED_REQUEST_HEADERS) {
+    const value = incoming[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  for (const name of extra) {
     const value = incoming[name];
     if (typeof value === 'string') headers[name] = value;
   }
@@ -22,7 +31,7 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, caller: Ca
   if (traceparent) headers.traceparent = traceparent;
   // Set last, and checked, so nothing above can ever carry an identity header.
   for (const name of Object.keys(headers)) if (name.startsWith(INTERNAL_HEADER_PREFIX)) delete headers[name];
-  return { ...headers, ...callerHeaders(caller) };
+  return caller ? { ...headers, ...callerHeaders(caller) } : headers;
 }
 
 export function clientResponseHeaders(upstream: Record<string, string | string[] | undefined>): Record<string, string | string[]> {

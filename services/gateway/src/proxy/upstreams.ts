@@ -6,7 +6,7 @@ import { Slots } from '../limits/slots.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 
 /** The services the gateway forwards to. Adding one: a name here, its URL in config. */
-export const UPSTREAM_NAMES = ['campaign', 'issue', 'webhook', 'delivery'] as const;
+export const UPSTREAM_NAMES = ['campaign', 'issue', 'webhook', 'delivery', 'integration'] as const;
 export type UpstreamName = (typeof UPSTREAM_NAMES)[number];
 
 export type UpstreamRequest = Omit<Dispatcher.RequestOptions, 'origin'>;
@@ -49,7 +49,13 @@ export const DEFAULT_BREAKER: BreakerOptions = {
 };
 
 function upstreamUrl(config: GatewayConfig, name: UpstreamName): string {
-  const urls = { campaign: config.CAMPAIGN_URL, issue: config.ISSUE_URL, webhook: config.WEBHOOK_URL, delivery: config.DELIVERY_URL } satisfies Record<UpstreamName, string>;
+  const urls = {
+    campaign: config.CAMPAIGN_URL,
+    issue: config.ISSUE_URL,
+    webhook: config.WEBHOOK_URL,
+    delivery: config.DELIVERY_URL,
+    integration: config.INTEGRATION_URL,
+  } satisfies Record<UpstreamName, string>;
   return urls[name];
 }
 

@@ -8,6 +8,27 @@ import { openapi } from './openapi.ts';
 import { revokeApiKey } from './revoke-api-key.ts';
 
 /**
+ * What the trackers sign and describe their hooks with (admin-api-v1.md, "Integrations"):
+ * GitHub `X-Hub-Signature-256`, `X-GitHub-Event`, `X-GitHub-Delivery`, `X-GitHub-Hook-ID`;
+ * Linear `Linear-Signature`, `Linear-Event`, `Linear-Delivery`; Jira `X-Hub-Signature`,
+ * `X-Atlassian-Webhook-Identifier`, `X-Atlassian-Webhook-Retry`; and `User-Agent`, which names
+ * the sender.
+ */
+const TRACKER_HOOK_HEADERS = [
+  'x-hub-signature-256',
+  'x-hub-signature',
+  'x-github-event',
+  'x-github-delivery',
+  'x-github-hook-id',
+  'linear-signature',
+  'linear-event',
+  'linear-delivery',
+  'x-atlassian-webhook-identifier',
+  'x-atlassian-webhook-retry',
+  'user-agent',
+] as const;
+
+/**
  * Every route the gateway serves, in one place (docs/development.md, "Route table"). A new
  * route is one line. Admin routes forwarded with an `:orgId` get a 404 from the gateway when
  * the organisation does not exist, so services never need the identity schema.
@@ -66,4 +87,24 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'POST', pattern: '/admin/v1/webhooks/:id/recover', auth: 'admin', upstream: 'delivery' },
   { method: 'POST', pattern: '/admin/v1/webhooks/:id/test', auth: 'admin', upstream: 'delivery' },
   { method: 'POST', pattern: '/admin/v1/webhooks/:id/secret/rotate', auth: 'admin', upstream: 'webhook' },
+
+  // Admin API: chat channels and issue trackers, forwarded
+  { method: 'POST', pattern: '/admin/v1/organizations/:orgId/integrations', auth: 'admin', upstream: 'integration' },
+  { method: 'GET', pattern: '/admin/v1/organizations/:orgId/integrations', auth: 'admin', upstream: 'integration' },
+  { method: 'PATCH', pattern: '/admin/v1/integrations/:id', auth: 'admin', upstream: 'integration' },
+  { method: 'DELETE', pattern: '/admin/v1/integrations/:id', auth: 'admin', upstream: 'integration' },
+  { method: 'POST', pattern: '/admin/v1/integrations/:id/test', auth: 'admin', upstream: 'integration' },
+  { method: 'GET', pattern: '/admin/v1/integrations/:id/activity', auth: 'admin', upstream: 'integration' },
+  { method: 'GET', pattern: '/admin/v1/issues/:id/links', auth: 'admin', upstream: 'integration' },
+
+  // Inbound hooks of issue trackers: no API key (the integration service checks the provider's
+  // signature over the raw body, forwarded byte for byte), limited per connection id.
+  {
+    method: 'POST',
+    pattern: '/integrations/v1/hooks/:connectionId',
+    auth: 'none',
+    limitBy: 'connectionId',
+    upstream: 'integration',
+    forwardHeaders: TRACKER_HOOK_HEADERS,
+  },
 ];

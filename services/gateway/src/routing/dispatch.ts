@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError, DEFAULT_BODY_LIMIT, jsonBodies, type Caller } from '@preflight/http';
+import { AppError, DEFAULT_BODY_LIMIT, isUuid, jsonBodies, notFound, type Caller } from '@preflight/http';
 import type { Logger } from '@preflight/log';
 import type { KeyAdmission } from '../auth/api-key-auth.ts';
 import type { AdminCaller } from '../auth/admin-token.ts';
@@ -26,6 +26,8 @@ export interface DispatchDeps extends GatewayDeps {
   policy: RateLimitPolicy;
   /** Per operator token on /admin/v1 (ADMIN_RATE_LIMIT_*). */
   adminLimiter: RateLimiter & { policy: RateLimitPolicy };
+  /** Per value of an unauthenticated route's `limitBy` parameter: the inbound hooks' connection id (HOOK_RATE_LIMIT_*). */
+  hookLimiter: RateLimiter & { policy: RateLimitPolicy };
   /** Idempotency-Key on POSTs (idempotency/). */
   idempotency: IdempotencyDeps;
   logger: Logger;
@@ -55,7 +57,9 @@ function runMiddleware(handlers: RequestHandler[], req: Request, res: Response):
  * The rate limit comes before the scope check on purpose: a call refused for its scope still
  * counts against the key, so every response to an authenticated /api/v1 call carries the
  * rate-limit headers and a key cannot probe scopes for free. Admin calls are limited per
- * operator token. Bodies are read whole, under a deadline, before anything goes upstream
+ * operator token. An unauthenticated route with `limitBy` (the trackers' inbound hooks) is
+ * limited per value of that path parameter, a UUID (anything else is a 404 before any body is
+ * read): no caller, so no identity headers and no Idempotency-Key. Bodies are read whole, under a deadline, before anything goes upstream
  * (docs/reliability.md), and an idempotent POST is fingerprinted by them.
  */
 export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): RequestHandler {
@@ -90,6 +94,10 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
       scope = admin.subject;
       enforceRateLimit(deps, deps.adminLimiter.policy, await deps.adminLimiter.check(admin.subject), res);
       caller = { kind: 'admin' };
+    } else if (route.limitBy !== undefined) {
+      const id = params[route.limitBy];
+      if (!isUuid(id)) throw notFound(route.limitBy.replace(/Id$/, ''), id ?? '');
+      enforceRateLimit(deps, deps.hookLimiter.policy, await deps.hookLimiter.check(`hook:${id.toLowerCase()}`), res);
     }
     // Checked once the caller is known (an unauthenticated request is 401, a bad key header on an
     // authenticated one carries the rate-limit headers). Only POSTs create anything; elsewhere
@@ -109,7 +117,7 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
       return;
     }
     if (route.auth === 'admin' && params.orgId !== undefined) await existingOrgId(deps.db, params.orgId);
-    if (!caller) throw new Error(`route ${route.method} ${route.pattern} forwards without a caller`);
+    if (!caller && route.auth !== 'none') throw new Error(`route ${route.method} ${route.pattern} forwards without a caller`);
     let body: Buffer | undefined;
     try {
       body = await readBody(req, DEFAULT_BODY_LIMIT, bodyDeadlineMs);
@@ -122,6 +130,7 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
       ...deps,
       queueDeadlineMs: deps.config.UPSTREAM_QUEUE_TIMEOUT_MS,
       whole: idempotencyKey !== undefined,
+      forwardHeaders: route.forwardHeaders,
     });
   };
 }

@@ -33,10 +33,18 @@ export interface LocalEndpoint {
   handle(ctx: LocalContext): Promise<void>;
 }
 
-/** Who may call a route: nobody in particular, an API key (with a scope, or `any`), or the operator. */
-export type RouteAuth = { auth: 'none' } | { auth: 'api-key'; scope: Scope | 'any' } | { auth: 'admin' };
+/**
+ * Who may call a route: nobody in particular, an API key (with a scope, or `any`), or the operator.
+ * An unauthenticated route may name `limitBy`, a path parameter holding a UUID: requests are then
+ * rate-limited per its value (HOOK_RATE_LIMIT_*), and one whose value is no UUID is a 404 here.
+ */
+export type RouteAuth = { auth: 'none'; limitBy?: string } | { auth: 'api-key'; scope: Scope | 'any' } | { auth: 'admin' };
 
-/** Where a matched request goes: a service, or a handler in this process. */
-export type RouteTarget = { upstream: UpstreamName } | { local: LocalEndpoint };
+/**
+ * Where a matched request goes: a service, or a handler in this process. `forwardHeaders` adds
+ * request headers (lower case) to the ones every forwarded request carries (proxy/headers.ts),
+ * for a route whose callers sign or describe their requests in headers of their own.
+ */
+export type RouteTarget = { upstream: UpstreamName; forwardHeaders?: readonly string[] } | { local: LocalEndpoint };
 
 export type RouteSpec = { method: HttpMethod; pattern: string } & RouteAuth & RouteTarget;
