@@ -41,6 +41,7 @@ const ADMIN_ID_SOURCES: Record<string, IdKind> = {
   'campaign-testers/:campaignTesterId': 'none',
   'tasks/:taskId': 'none',
   'deliveries/:deliveryId': 'none',
+  'integrations/:id': 'none',
 };
 
 const PUBLIC_ROUTES = ROUTES.filter((r) => r.auth === 'api-key');
