@@ -41,6 +41,12 @@ export function trackerMarkerLine(issueId: string): string {
   return `Preflight marker: \`${markerOf(issueId)}\``;
 }
 
+/** Whether `text` carries the marker of `issueId` itself (not one that merely starts with it). */
+export function carriesMarker(text: string | null | undefined, issueId: string): boolean {
+  const marker = markerOf(issueId).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`${marker}(?![\\w-])`).test(text ?? '');
+}
+
 /** `[#12] Title`, cut to `max` characters (GitHub allows 256). */
 export function trackerTitle(issue: Pick<IssueDetail, 'seqNumber' | 'title'>, max = 256): string {
   const full = `[#${issue.seqNumber}] ${issue.title.replace(/\s+/g, ' ').trim()}`;

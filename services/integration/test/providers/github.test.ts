@@ -302,6 +302,7 @@ describe('GitHub webhooks', () => {
       ...over,
     });
     expect(hooks.parse(event, payload(), config)).toMatchObject({ externalId: '4', state: 'closed:completed', change: { kind: 'closed-completed' } });
+    expect(hooks.parse({ 'X-GitHub-Event': 'issues' }, payload({ issue: { number: 4, state_reason: 'not_planned' } }), config)).toMatchObject({ change: { kind: 'closed-not-planned' } });
     expect(hooks.parse(event, payload({ repository: { full_name: 'acme/other' } }), config)).toBeNull();
     expect(hooks.parse({ 'x-github-event': 'issue_comment' }, payload(), config)).toBeNull();
     expect(hooks.parse(event, payload({ action: 'edited' }), config)).toBeNull();

@@ -3,7 +3,7 @@ import type { IssueStatus } from '@preflight/contract';
 import { providerErrorIn } from '../../outbound/safe-fetch.ts';
 import { markerOf, ProviderError, type ExternalIssue, type IssueDetail, type SafeFetch, type TrackerClient } from '../provider.ts';
 import { refusal } from '../refusals.ts';
-import { trackerMarkdown, trackerTitle } from '../tracker-text.ts';
+import { carriesMarker, trackerMarkdown, trackerTitle } from '../tracker-text.ts';
 import { apiBaseOf, repoNameOf, type GithubConfig, type GithubCredentials } from './schema.ts';
 import { isAt, stateOf, targetOf, type GithubIssueState } from './state.ts';
 
@@ -84,18 +84,18 @@ export function githubClient(config: GithubConfig, credentials: GithubCredential
     }
   };
 
-  const recentWithMarker = async (marker: string): Promise<GithubIssue | undefined> => {
+  const recentWithMarker = async (issueId: string): Promise<GithubIssue | undefined> => {
     const what = `GitHub: list issues of ${repoName}`;
     const { data } = await call(what, () => octokit.rest.issues.listForRepo({ owner, repo, state: 'all', sort: 'created', direction: 'desc', per_page: RECENT_ISSUES }));
-    return data.find((issue) => !issue.pull_request && issue.body?.includes(marker));
+    return data.find((issue) => !issue.pull_request && carriesMarker(issue.body, issueId));
   };
 
-  const searchedWithMarker = async (marker: string): Promise<GithubIssue | undefined> => {
+  const searchedWithMarker = async (issueId: string): Promise<GithubIssue | undefined> => {
     const what = `GitHub: search issues of ${repoName}`;
-    const q = `"${marker}" repo:${repoName} in:body is:issue`;
+    const q = `"${markerOf(issueId)}" repo:${repoName} in:body is:issue`;
     const { data } = await call(what, () => octokit.rest.search.issuesAndPullRequests({ q, per_page: 10 }));
     // Search matches words, not the exact text: the hit must carry the marker itself.
-    return data.items.find((issue) => !issue.pull_request && issue.body?.includes(marker));
+    return data.items.find((issue) => !issue.pull_request && carriesMarker(issue.body, issueId));
   };
 
   return {
@@ -107,8 +107,7 @@ export function githubClient(config: GithubConfig, credentials: GithubCredential
 
     // The newest issues first: GitHub's search index lags a freshly made issue by seconds to minutes.
     async findByMarker(issueId) {
-      const marker = markerOf(issueId);
-      const found = (await recentWithMarker(marker)) ?? (await searchedWithMarker(marker));
+      const found = (await recentWithMarker(issueId)) ?? (await searchedWithMarker(issueId));
       return found ? linkOf(issueOf(found, `GitHub: find issue in ${repoName}`)) : null;
     },
 

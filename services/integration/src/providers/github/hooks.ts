@@ -6,8 +6,10 @@ import { inboundStateOf, stateOf } from './state.ts';
 /** GitHub's webhook signature: `sha256=<hex>`, HMAC-SHA256 of the raw body with the secret. */
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
 
+/** A header by its lower-case name, whatever case the caller's record uses. */
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const value = headers[name] ?? headers[name.toLowerCase()];
+  const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
+  const value = key === undefined ? undefined : headers[key];
   return Array.isArray(value) ? value[0] : value;
 }
 
