@@ -1,0 +1,123 @@
+import { lookup } from 'node:dns/promises';
+import type { LookupFunction } from 'node:net';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { assessHost, isIpLiteral, normaliseHost } from '@preflight/net';
+import { ProviderError, type SafeFetch } from '../providers/provider.ts';
+
+export type Resolver = (host: string) => Promise<Array<{ address: string; family: number }>>;
+
+const systemResolver: Resolver = (host) => lookup(host, { all: true, verbatim: true });
+const AGENT_IDLE_MS = 60_000;
+
+/** A lookup that answers the checked address whatever is asked: the connection is pinned to it. */
+function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
+  return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  }) as unknown as LookupFunction;
+}
+
+export interface SafeFetchFactory {
+  /** A fetch for one call budget: every request it makes ends within `timeoutMs`. */
+  create(timeoutMs: number): SafeFetch;
+  close(): Promise<void>;
+}
+
+/**
+ * Outbound calls to provider URLs under the webhook-target rules (admin-api-v1.md,
+ * "Integrations"): the host is resolved and every address must be public unless private targets
+ * are allowed; the connection is pinned to the checked address (no DNS rebinding); redirects
+ * are not followed (a 3xx reaches the adapter, which refuses it); each call has a deadline.
+ * Keep-alive agents are shared per address, so calls to one provider reuse connections.
+ */
+export function createSafeFetch(opts: { allowPrivate: boolean; resolve?: Resolver }): SafeFetchFactory {
+  const resolve = opts.resolve ?? systemResolver;
+  const agents = new Map<string, { agent: Agent; lastUsed: number }>();
+  const sweeper = setInterval(() => {
+    const before = Date.now() - AGENT_IDLE_MS;
+    for (const [key, entry] of agents) {
+      if (entry.lastUsed >= before) continue;
+      agents.delete(key);
+      void entry.agent.close().catch(() => undefined);
+    }
+  }, AGENT_IDLE_MS);
+  sweeper.unref();
+
+  const agentFor = (address: string, family: 4 | 6): Agent => {
+    const key = `${family}|${address}`;
+    const existing = agents.get(key);
+    if (existing) {
+      existing.lastUsed = Date.now();
+      return existing.agent;
+    }
+    const agent = new Agent({ connect: { lookup: pinnedLookup(address, family) }, pipelining: 1 });
+    agents.set(key, { agent, lastUsed: Date.now() });
+    return agent;
+  };
+
+  const target = async (url: URL): Promise<{ address: string; family: 4 | 6 }> => {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ProviderError('rejected', `unsupported scheme ${url.protocol}`);
+    if (url.username || url.password) throw new ProviderError('rejected', 'credentials in the URL are not allowed');
+    const host = normaliseHost(url.hostname);
+    let addresses: Array<{ address: string; family: number }>;
+    if (isIpLiteral(host)) addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
+    else {
+      try {
+        addresses = await resolve(host);
+      } catch (err) {
+        throw new ProviderError('unavailable', `could not resolve '${host}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
+    }
+    if (!opts.allowPrivate) {
+      const verdict = assessHost(host, addresses.map((a) => a.address));
+      if (!verdict.allowed) throw new ProviderError('rejected', `refused: ${verdict.reason}`);
+    }
+    const first = addresses[0];
+    if (!first) throw new ProviderError('unavailable', `'${host}' resolves to no address`);
+    return { address: first.address, family: first.family === 6 ? 6 : 4 };
+  };
+
+  return {
+    create(timeoutMs) {
+      return async (input, init) => {
+        const url = new URL(typeof input === 'string' ? input : input.href);
+        const pinned = await target(url);
+        const timeout = AbortSignal.timeout(timeoutMs);
+        const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+        try {
+          const response = await undiciFetch(url, {
+            ...(init as Parameters<typeof undiciFetch>[1]),
+            redirect: 'manual',
+            signal,
+            dispatcher: agentFor(pinned.address, pinned.family),
+          });
+          return response as unknown as Response;
+        } catch (err) {
+          if (timeout.aborted) throw new ProviderError('unavailable', `no answer within ${timeoutMs} ms`);
+          throw new ProviderError('unavailable', `request failed: ${causeOf(err)}`);
+        }
+      };
+    },
+    async close() {
+      clearInterval(sweeper);
+      const all = [...agents.values()];
+      agents.clear();
+      await Promise.all(all.map((e) => e.agent.destroy().catch(() => undefined)));
+    },
+  };
+}
+
+function causeOf(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (err as Error).message;
+}
+
+/** The ProviderError an SDK wrapped (in `cause`, `error` or `response`), if there is one. */
+export function providerErrorIn(err: unknown): ProviderError | undefined {
+  for (let current: unknown = err, depth = 0; current && depth < 6; depth++) {
+    if (current instanceof ProviderError) return current;
+    const next = current as { cause?: unknown; error?: unknown };
+    current = next.cause ?? next.error;
+  }
+  return undefined;
+}

@@ -1,0 +1,22 @@
+import { adminCreateIntegration } from './admin-create-integration.ts';
+import { adminDeleteIntegration } from './admin-delete-integration.ts';
+import { adminIssueLinks } from './admin-issue-links.ts';
+import { adminListActivity } from './admin-list-activity.ts';
+import { adminListIntegrations } from './admin-list-integrations.ts';
+import { adminTestIntegration } from './admin-test-integration.ts';
+import { adminUpdateIntegration } from './admin-update-integration.ts';
+import type { Registration } from './context.ts';
+import { publicInboundHook } from './public-inbound-hook.ts';
+
+/** Admin routes read JSON bodies (mounted under jsonBodies in app.ts); the inbound hook reads its raw body. */
+export const adminRegistrations: Registration[] = [
+  adminCreateIntegration,
+  adminListIntegrations,
+  adminUpdateIntegration,
+  adminDeleteIntegration,
+  adminTestIntegration,
+  adminListActivity,
+  adminIssueLinks,
+];
+
+export const publicRegistrations: Registration[] = [publicInboundHook];

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import express from 'express';
+import { AppError, isUuid, sendJson } from '@preflight/http';
+import { openSecret, SecretUnavailableError } from '@preflight/secret-box';
+import { inboundSecretContext } from '../domain/sealing.ts';
+import { TRACKER_PROVIDERS, isTrackerKind } from '../providers/index.ts';
+import { recordActivity } from '../storage/activity.ts';
+import { findConnection, inboundSecretOf } from '../storage/connections.ts';
+import { enqueueJobs } from '../storage/jobs.ts';
+import { findLinkByExternalId } from '../storage/links.ts';
+import type { InboundPayload } from '../worker/payloads.ts';
+import type { Registration } from './context.ts';
+
+/** Trackers' hook bodies are small; GitHub caps its payloads at 25 MB, ours at this. */
+export const INBOUND_BODY_LIMIT = 1024 * 1024;
+
+const unauthorized = () => new AppError('unauthorized', 'The request is not signed with this connection’s inbound secret.');
+
+/** The provider's delivery id when it sends one, else the body's hash: a redelivered hook queues nothing twice. */
+function deliveryKey(headers: Record<string, string | string[] | undefined>, raw: Buffer): string {
+  const id = headers['x-github-delivery'] ?? headers['linear-delivery'] ?? headers['x-atlassian-webhook-identifier'];
+  return `inbound:${typeof id === 'string' && id ? id : createHash('sha256').update(raw).digest('hex')}`;
+}
+
+/** GitHub may post `application/x-www-form-urlencoded` with the JSON in `payload`. */
+function parseBody(contentType: string | undefined, raw: Buffer): unknown {
+  const text = raw.toString('utf8');
+  if (contentType?.startsWith('application/x-www-form-urlencoded')) return JSON.parse(new URLSearchParams(text).get('payload') ?? 'null');
+  return JSON.parse(text);
+}
+
+/**
+ * POST /integrations/v1/hooks/:connectionId, from the public ingress without an API key: a
+ * tracker's webhook. Only a request signed with the connection's inbound secret in the
+ * provider's own way is read (anything else: 401, nothing changes, and an unknown connection
+ * looks the same). A state change of a linked issue is queued (202) and applied by the worker
+ * through the issue service; an echo of a change this service made, or anything else, is 200.
+ */
+export const publicInboundHook: Registration = (app, ctx) => {
+  app.post('/integrations/v1/hooks/:connectionId', express.raw({ type: () => true, limit: INBOUND_BODY_LIMIT }), async (req, res) => {
+    const id = String(req.params.connectionId);
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const connection = isUuid(id) ? await findConnection(ctx.db, id.toLowerCase()) : undefined;
+    if (!connection || !isTrackerKind(connection.kind)) throw unauthorized();
+    const sealed = inboundSecretOf(connection);
+    if (!sealed) throw unauthorized();
+    let secret: string;
+    try {
+      secret = openSecret(ctx.keys, sealed, inboundSecretContext(connection.id));
+    } catch (err) {
+      if (err instanceof SecretUnavailableError) ctx.logger.error({ connectionId: connection.id, keyId: err.keyId }, 'inbound secret cannot be decrypted');
+      throw unauthorized();
+    }
+    const provider = TRACKER_PROVIDERS[connection.kind];
+    if (!provider.hooks.verify(req.headers, raw, secret)) {
+      ctx.logger.warn({ connectionId: connection.id }, 'inbound hook with a bad signature refused');
+      throw unauthorized();
+    }
+
+    let body: unknown;
+    try {
+      body = parseBody(req.headers['content-type'], raw);
+    } catch {
+      throw new AppError('bad_request', 'The signed body is not JSON.');
+    }
+    const change = provider.hooks.parse(req.headers, body, connection.config);
+    if (!change) return sendJson(req, res, 200, { status: 'ignored' });
+
+    const base = { connectionId: connection.id, direction: 'in' as const, action: 'status-change', externalKey: change.externalKey };
+    const link = await findLinkByExternalId(ctx.db, connection.id, change.externalId);
+    if (!link) {
+      await recordActivity(ctx.db, { ...base, issueId: null, outcome: 'skipped', error: 'no Preflight issue is linked to it' });
+      return sendJson(req, res, 200, { status: 'ignored' });
+    }
+    if (connection.paused) {
+      await recordActivity(ctx.db, { ...base, issueId: link.issue_id, outcome: 'skipped', error: 'the connection is paused' });
+      return sendJson(req, res, 200, { status: 'ignored' });
+    }
+    if (link.state === change.state) {
+      await recordActivity(ctx.db, { ...base, issueId: link.issue_id, outcome: 'skipped', error: `echo: the tracker issue is already ${change.state}, as last synced` });
+      return sendJson(req, res, 200, { status: 'ignored' });
+    }
+    const payload: InboundPayload = { issueId: link.issue_id, externalId: change.externalId, externalKey: change.externalKey, state: change.state, change: change.change };
+    await enqueueJobs(ctx.db, [{ connectionId: connection.id, issueId: link.issue_id, action: 'apply-inbound', dedupeKey: deliveryKey(req.headers, raw), payload: payload as unknown as Record<string, unknown> }]);
+    ctx.worker.kick();
+    sendJson(req, res, 202, { status: 'accepted' });
+  });
+};

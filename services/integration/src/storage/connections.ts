@@ -1,0 +1,134 @@
+import { sql, type Kysely, type Selectable } from '@preflight/db';
+import type { SealedSecret } from '@preflight/secret-box';
+import type { ConnectionKind } from '../providers/provider.ts';
+import type { ConnectionStatus, ConnectionsTable, IntegrationDatabase } from './schema.ts';
+
+export type ConnectionRow = Selectable<ConnectionsTable>;
+
+export interface NewConnection {
+  id: string;
+  orgId: string;
+  kind: ConnectionKind;
+  name: string;
+  config: Record<string, unknown>;
+  credentials: SealedSecret;
+  inbound: SealedSecret | null;
+  campaignIds: string[] | null;
+  events: string[];
+  minSeverity: string | null;
+}
+
+export interface ConnectionChange {
+  name?: string;
+  config?: Record<string, unknown>;
+  credentials?: SealedSecret;
+  campaignIds?: string[] | null;
+  events?: string[];
+  minSeverity?: string | null;
+  paused?: boolean;
+}
+
+const credentialColumns = (s: SealedSecret) => ({ credentials_key_id: s.keyId, credentials_iv: s.iv, credentials_ciphertext: s.ciphertext, credentials_tag: s.tag });
+const inboundColumns = (s: SealedSecret | null) => ({ inbound_key_id: s?.keyId ?? null, inbound_iv: s?.iv ?? null, inbound_ciphertext: s?.ciphertext ?? null, inbound_tag: s?.tag ?? null });
+
+export const credentialsOf = (row: ConnectionRow): SealedSecret => ({
+  keyId: row.credentials_key_id,
+  iv: row.credentials_iv,
+  ciphertext: row.credentials_ciphertext,
+  tag: row.credentials_tag,
+});
+
+export const inboundSecretOf = (row: ConnectionRow): SealedSecret | null =>
+  row.inbound_key_id && row.inbound_iv && row.inbound_ciphertext && row.inbound_tag
+    ? { keyId: row.inbound_key_id, iv: row.inbound_iv, ciphertext: row.inbound_ciphertext, tag: row.inbound_tag }
+    : null;
+
+export async function insertConnection(db: Kysely<IntegrationDatabase>, c: NewConnection): Promise<ConnectionRow> {
+  return db
+    .insertInto('connections')
+    .values({
+      id: c.id,
+      org_id: c.orgId,
+      kind: c.kind,
+      name: c.name,
+      config: JSON.stringify(c.config),
+      ...credentialColumns(c.credentials),
+      ...inboundColumns(c.inbound),
+      campaign_ids: c.campaignIds,
+      events: c.events,
+      min_severity: c.minSeverity,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Newest first; deleted connections are gone. */
+export async function listConnections(db: Kysely<IntegrationDatabase>, orgId: string): Promise<ConnectionRow[]> {
+  return db.selectFrom('connections').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+export async function findConnection(db: Kysely<IntegrationDatabase>, id: string): Promise<ConnectionRow | undefined> {
+  return db.selectFrom('connections').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+}
+
+/**
+ * Applies a change. New credentials clear `needs-attention` (the provider is asked again) and
+ * the jobs that waited for them become due at once.
+ */
+export async function updateConnection(db: Kysely<IntegrationDatabase>, id: string, change: ConnectionChange): Promise<ConnectionRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('connections')
+      .set({
+        ...(change.name !== undefined ? { name: change.name } : {}),
+        ...(change.config !== undefined ? { config: JSON.stringify(change.config) } : {}),
+        ...(change.credentials ? credentialColumns(change.credentials) : {}),
+        ...(change.credentials ? { status: 'active' as const, last_error: null } : {}),
+        ...(change.campaignIds !== undefined ? { campaign_ids: change.campaignIds } : {}),
+        ...(change.events !== undefined ? { events: change.events } : {}),
+        ...(change.minSeverity !== undefined ? { min_severity: change.minSeverity } : {}),
+        ...(change.paused !== undefined ? { paused: change.paused } : {}),
+        updated_at: sql<Date>`now()`,
+      })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    if (row && (change.credentials || change.config)) {
+      await trx.updateTable('jobs').set({ due_at: sql<Date>`now()` }).where('connection_id', '=', id).where('state', '=', 'pending').execute();
+    }
+    return row;
+  });
+}
+
+/** Deletes a connection: nothing more is sent for it (its waiting jobs are cancelled with it). */
+export async function deleteConnection(db: Kysely<IntegrationDatabase>, id: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx.updateTable('connections').set({ deleted_at: sql<Date>`now()`, updated_at: sql<Date>`now()` }).where('id', '=', id).where('deleted_at', 'is', null).returning('id').executeTakeFirst();
+    if (!row) return false;
+    await trx.updateTable('jobs').set({ state: 'cancelled', finished_at: sql<Date>`now()`, lease_until: null }).where('connection_id', '=', id).where('state', 'in', ['pending', 'running']).execute();
+    return true;
+  });
+}
+
+/** The connection's health after a call: a success clears the error. */
+export async function recordConnectionHealth(db: Kysely<IntegrationDatabase>, id: string, health: { status: ConnectionStatus; error: string | null }): Promise<void> {
+  await db
+    .updateTable('connections')
+    .set(health.status === 'active' && health.error === null ? { status: 'active', last_error: null, last_success_at: sql<Date>`now()` } : { status: health.status, last_error: health.error })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+/** The live, unpaused connections of an organisation that an issue of `campaignId` reaches. */
+export async function connectionsFor(db: Kysely<IntegrationDatabase>, orgId: string, campaignId: string): Promise<ConnectionRow[]> {
+  return db
+    .selectFrom('connections')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('deleted_at', 'is', null)
+    .where('paused', '=', false)
+    .where((eb) => eb.or([eb('campaign_ids', 'is', null), eb(sql`${campaignId}::uuid`, '=', sql`any(campaign_ids)`)]))
+    .execute();
+}

@@ -1,0 +1,42 @@
+import { sql, type Kysely, type Selectable } from '@preflight/db';
+import type { ExternalIssue } from '../providers/provider.ts';
+import type { IntegrationDatabase, LinksTable } from './schema.ts';
+
+export type LinkRow = Selectable<LinksTable>;
+
+export const externalIssueOf = (row: LinkRow): ExternalIssue => ({ externalId: row.external_id, externalKey: row.external_key, url: row.url, state: row.state });
+
+export async function findLink(db: Kysely<IntegrationDatabase>, connectionId: string, issueId: string): Promise<LinkRow | undefined> {
+  return db.selectFrom('links').selectAll().where('connection_id', '=', connectionId).where('issue_id', '=', issueId).executeTakeFirst();
+}
+
+export async function findLinkByExternalId(db: Kysely<IntegrationDatabase>, connectionId: string, externalId: string): Promise<LinkRow | undefined> {
+  return db.selectFrom('links').selectAll().where('connection_id', '=', connectionId).where('external_id', '=', externalId).executeTakeFirst();
+}
+
+/** Records (or refreshes) the link after the tracker answered; `state` is what the tracker now says. */
+export async function saveLink(db: Kysely<IntegrationDatabase>, connectionId: string, issueId: string, external: ExternalIssue): Promise<void> {
+  await db
+    .insertInto('links')
+    .values({ connection_id: connectionId, issue_id: issueId, external_id: external.externalId, external_key: external.externalKey, url: external.url, state: external.state })
+    .onConflict((oc) =>
+      oc.columns(['connection_id', 'issue_id']).doUpdateSet({ external_id: external.externalId, external_key: external.externalKey, url: external.url, state: external.state, synced_at: sql<Date>`now()` }),
+    )
+    .execute();
+}
+
+export async function setLinkState(db: Kysely<IntegrationDatabase>, connectionId: string, issueId: string, state: string): Promise<void> {
+  await db.updateTable('links').set({ state, synced_at: sql<Date>`now()` }).where('connection_id', '=', connectionId).where('issue_id', '=', issueId).execute();
+}
+
+/** Every tracker issue a Preflight issue is linked to, through connections that still exist. */
+export async function linksOfIssue(db: Kysely<IntegrationDatabase>, issueId: string) {
+  return db
+    .selectFrom('links')
+    .innerJoin('connections', 'connections.id', 'links.connection_id')
+    .select(['links.connection_id', 'connections.kind', 'links.external_key', 'links.url', 'links.synced_at'])
+    .where('links.issue_id', '=', issueId)
+    .where('connections.deleted_at', 'is', null)
+    .orderBy('links.synced_at')
+    .execute();
+}

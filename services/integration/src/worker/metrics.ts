@@ -1,0 +1,54 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { sql, type Kysely } from '@preflight/db';
+import type { IntegrationDatabase } from '../storage/schema.ts';
+
+/** The worker's metrics (docs/operations.md, "Integration service"); built once per registry. */
+export function workerMetrics(registry: Registry, db: Kysely<IntegrationDatabase>) {
+  const existing = registry.getSingleMetric('integration_jobs_total');
+  if (existing) {
+    return {
+      jobs: existing as Counter<'action' | 'outcome'>,
+      callSeconds: registry.getSingleMetric('integration_call_duration_seconds') as Histogram<'kind' | 'action'>,
+      lag: registry.getSingleMetric('integration_job_lag_seconds') as Histogram<'action'>,
+    };
+  }
+  const jobs = new Counter({
+    name: 'integration_jobs_total',
+    help: 'Integration jobs run, by action and outcome (succeeded, skipped, rate-limited, credentials, rejected, unavailable).',
+    labelNames: ['action', 'outcome'],
+    registers: [registry],
+  });
+  const callSeconds = new Histogram({
+    name: 'integration_call_duration_seconds',
+    help: 'Time of one job run (provider calls included), by connection kind and action.',
+    labelNames: ['kind', 'action'],
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const lag = new Histogram({
+    name: 'integration_job_lag_seconds',
+    help: 'From a job being queued to a try of it starting, by action.',
+    labelNames: ['action'],
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 120, 600, 3600],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'integration_jobs_due',
+    help: 'Jobs waiting whose time has come (every replica sees the same number).',
+    registers: [registry],
+    async collect() {
+      const row = await sql<{ n: string }>`select count(*) as n from jobs where state = 'pending' and due_at <= now()`.execute(db).catch(() => undefined);
+      if (row) this.set(Number(row.rows[0]?.n ?? 0));
+    },
+  });
+  new Gauge({
+    name: 'integration_connections_needing_attention',
+    help: 'Connections whose provider refused their credentials (nothing is sent until they are replaced).',
+    registers: [registry],
+    async collect() {
+      const row = await sql<{ n: string }>`select count(*) as n from connections where status = 'needs-attention' and deleted_at is null`.execute(db).catch(() => undefined);
+      if (row) this.set(Number(row.rows[0]?.n ?? 0));
+    },
+  });
+  return { jobs, callSeconds, lag };
+}
