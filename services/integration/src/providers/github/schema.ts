@@ -20,28 +20,37 @@ function isApiBaseUrl(value: string): boolean {
   return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password && !url.search && !url.hash;
 }
 
-export const githubConfigSchema = z.strictObject({
-  owner: z.string({ error: must('Must be a GitHub user or organisation name.') }).regex(OWNER, 'Must be a GitHub user or organisation name.'),
-  repo: z.string({ error: must('Must be a GitHub repository name.') }).regex(REPO, 'Must be a GitHub repository name.'),
-  apiBaseUrl: z
-    .string({ error: 'Must be an absolute http(s) URL.' })
-    .refine(isApiBaseUrl, 'Must be an absolute http(s) URL without credentials, query or fragment (https://host/api/v3 for GitHub Enterprise Server).')
-    .optional(),
-  labels: z
-    .array(z.string({ error: 'Must be a label name.' }).trim().min(1, 'Must not be empty.').max(50, 'Must be at most 50 characters.'), {
-      error: 'Must be a list of label names.',
-    })
-    .max(20, 'Must be at most 20 labels.')
-    .optional(),
-}, { error: (issue) => (issue.code === 'unrecognized_keys' ? 'Must have no properties besides owner, repo, apiBaseUrl and labels.' : 'Must be an object with owner and repo.') });
+const objectError = (properties: string, required: string) => (issue: { code?: string }) =>
+  issue.code === 'unrecognized_keys' ? `Must have no properties besides ${properties}.` : `Must be an object with ${required}.`;
 
-export const githubCredentialsSchema = z.strictObject({
-  token: z
-    .string({ error: must('Must be a GitHub token.') })
-    .min(1, 'Must not be empty.')
-    .max(255, 'Must be at most 255 characters.')
-    .regex(/^[\x21-\x7e]+$/, 'Must be a GitHub token (no spaces or special characters).'),
-}, { error: (issue) => (issue.code === 'unrecognized_keys' ? 'Must have no properties besides token.' : 'Must be an object with token.') });
+export const githubConfigSchema = z.strictObject(
+  {
+    owner: z.string({ error: must('Must be a GitHub user or organisation name.') }).regex(OWNER, 'Must be a GitHub user or organisation name.'),
+    repo: z.string({ error: must('Must be a GitHub repository name.') }).regex(REPO, 'Must be a GitHub repository name.'),
+    apiBaseUrl: z
+      .string({ error: 'Must be an absolute http(s) URL.' })
+      .refine(isApiBaseUrl, 'Must be an absolute http(s) URL without credentials, query or fragment (https://host/api/v3 for GitHub Enterprise Server).')
+      .optional(),
+    labels: z
+      .array(z.string({ error: 'Must be a label name.' }).trim().min(1, 'Must not be empty.').max(50, 'Must be at most 50 characters.'), {
+        error: 'Must be a list of label names.',
+      })
+      .max(20, 'Must be at most 20 labels.')
+      .optional(),
+  },
+  { error: objectError('owner, repo, apiBaseUrl and labels', 'owner and repo') },
+);
+
+export const githubCredentialsSchema = z.strictObject(
+  {
+    token: z
+      .string({ error: must('Must be a GitHub token.') })
+      .min(1, 'Must not be empty.')
+      .max(255, 'Must be at most 255 characters.')
+      .regex(/^[\x21-\x7e]+$/, 'Must be a GitHub token (no spaces or special characters).'),
+  },
+  { error: objectError('token', 'token') },
+);
 
 export type GithubConfig = z.infer<typeof githubConfigSchema>;
 export type GithubCredentials = z.infer<typeof githubCredentialsSchema>;
