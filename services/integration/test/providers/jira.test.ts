@@ -192,6 +192,24 @@ describe('Jira failures', () => {
   });
 });
 
+describe('the Jira fake', () => {
+  it('refuses what Jira refuses: missing fields, a description that is not ADF, unknown priorities, labels with spaces', async () => {
+    const post = (fields: Record<string, unknown>) =>
+      fetch(`${jira.url}/rest/api/3/issue`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`qa-bot@example.com:${jira.apiToken}`).toString('base64')}` }, body: JSON.stringify({ fields }) });
+    const valid = { project: { key: 'PREF' }, issuetype: { name: 'Task' }, summary: 'x' };
+    const errorsOf = async (fields: Record<string, unknown>) => {
+      const res = await post(fields);
+      expect(res.status).toBe(400);
+      return ((await res.json()) as { errors: Record<string, string> }).errors;
+    };
+    expect(await errorsOf({ issuetype: { name: 'Task' } })).toMatchObject({ project: expect.any(String), summary: expect.any(String) });
+    expect(await errorsOf({ ...valid, description: 'plain text' })).toHaveProperty('description');
+    expect(await errorsOf({ ...valid, description: { type: 'doc', version: 1, content: [{ type: 'paragraph', content: [{ type: 'text', text: '' }] }] } })).toHaveProperty('description');
+    expect(await errorsOf({ ...valid, priority: { name: 'Urgent' } })).toHaveProperty('priority');
+    expect(await errorsOf({ ...valid, labels: ['two words'] })).toEqual({ labels: "The label 'two words' contains spaces which is invalid." });
+  });
+});
+
 describe('Jira inbound hooks', () => {
   let hook: RecordedRequest;
   beforeAll(async () => {
