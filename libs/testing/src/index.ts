@@ -2,3 +2,4 @@ export { TEST_DATABASE_URL, TEST_REDIS_URL, TEST_NATS_URL, runId, isolatedName, 
 export { eventually } from './eventually.ts';
 export { freePort } from './ports.ts';
 export { deleteStreams } from './streams.ts';
+export { eventPublisher, type Publisher } from './event-publisher.ts';

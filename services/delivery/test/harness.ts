@@ -1,13 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { jetstream } from '@nats-io/jetstream';
-import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
-import { EVENT_TYPE_HEADER, ORG_ID_HEADER, connectNats } from '@preflight/bus';
-import { encodeEndpointsChanged, encodeEvent, endpointsChangedSubject, type DomainEvent, type EndpointsChanged } from '@preflight/events';
+import { connectNats } from '@preflight/bus';
+import { encodeEndpointsChanged, endpointsChangedSubject, type EndpointsChanged } from '@preflight/events';
 import { callerHeaders, type Caller } from '@preflight/http';
 import { createLogger } from '@preflight/log';
-import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, eventually, isolatedName } from '@preflight/testing';
+import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, eventPublisher, eventually, isolatedName, type Publisher } from '@preflight/testing';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { Resolver } from '../src/attempt/target.ts';
 import { startDeliveryService, type RunningDeliveryService } from '../src/app.ts';
@@ -226,29 +224,7 @@ export async function startWebhookStub(): Promise<WebhookStub> {
   return stub;
 }
 
-// ---- Domain events on the stream ----------------------------------------------------------
-
-export interface Publisher {
-  /** Publishes as a producer's outbox relay would: Nats-Msg-Id = id, type and org headers. */
-  publish(event: DomainEvent, opts: { id?: string; orgId: string }): Promise<string>;
-  close(): Promise<void>;
-}
-
-export async function eventPublisher(prefix: string): Promise<Publisher> {
-  const nc: NatsConnection = await connectNats({ url: TEST_NATS_URL, name: 'delivery-test', logger: silent });
-  const js = jetstream(nc);
-  return {
-    async publish(event, { id = randomUUID(), orgId }) {
-      const encoded = encodeEvent(event, prefix);
-      const h = natsHeaders();
-      h.set(EVENT_TYPE_HEADER, encoded.type);
-      h.set(ORG_ID_HEADER, orgId);
-      await js.publish(encoded.subject, encoded.payload, { msgID: id, headers: h });
-      return id;
-    },
-    close: () => nc.close(),
-  };
-}
+export { eventPublisher, type Publisher };
 
 // ---- The delivery service ------------------------------------------------------------------
 
