@@ -25,8 +25,8 @@ export function passesSeverity(minSeverity: string | null, severity: string | nu
   const rank = SEVERITY_RANK as Record<string, number>;
   const min = rank[minSeverity as IssueSeverity];
   const got = severity ? rank[severity] : undefined;
-  // SEVERITY_RANK ranks Critical highest.
-  return min === undefined || (got !== undefined && got >= min);
+  // SEVERITY_RANK: 0 is the most severe.
+  return min === undefined || (got !== undefined && got <= min);
 }
 
 /**

@@ -1,0 +1,270 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
+import type { IssueStatus } from '@preflight/contract';
+import { sql } from '@preflight/db';
+import { createEvent, toTimestamp, type DomainEvent } from '@preflight/events';
+import { callerHeaders, type Caller } from '@preflight/http';
+import { createLogger } from '@preflight/log';
+import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, eventPublisher, isolatedName, type Publisher } from '@preflight/testing';
+import { startIntegrationService, type IntegrationResolvers, type RunningIntegrationService } from '../src/app.ts';
+import { loadIntegrationConfig } from '../src/config.ts';
+
+export const asAdmin: Caller = { kind: 'admin' };
+export const newKey = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
+
+// ---- The issue service, as far as the integration service uses it --------------------------
+
+export interface StandInIssue {
+  id: string;
+  orgId: string;
+  seqNumber: number;
+  campaignId: string;
+  campaignName: string | null;
+  title: string;
+  severity: string | null;
+  type: string | null;
+  status: IssueStatus;
+  description: string | null;
+  pageUrl: string | null;
+  testerEmail: string | null;
+  createdAt: string;
+}
+
+export interface StatusChangeCall {
+  issueId: string;
+  to: IssueStatus;
+  reason: string;
+  origin: string;
+}
+
+export interface IssueStandIn {
+  url: string;
+  issues: Map<string, StandInIssue>;
+  changes: StatusChangeCall[];
+  /** Statuses the stand-in's workflow refuses to move to (409), as the issue service does for a disallowed move. */
+  refuse: Set<IssueStatus>;
+  close(): Promise<void>;
+}
+
+/** GET /internal/v1/issues/:id and POST /internal/v1/issues/:id/status, in memory. */
+export async function startIssueStandIn(): Promise<IssueStandIn> {
+  const stub = { issues: new Map<string, StandInIssue>(), changes: [] as StatusChangeCall[], refuse: new Set<IssueStatus>() };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const json = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      const match = /^\/internal\/v1\/issues\/([^/]+)(\/status)?$/.exec(req.url ?? '');
+      const issue = match ? stub.issues.get(match[1]!) : undefined;
+      if (!match || !issue) return json(404, { status: 404, title: 'Not Found' });
+      if (req.method === 'GET' && !match[2]) return json(200, detailOf(issue));
+      if (req.method === 'POST' && match[2]) {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Omit<StatusChangeCall, 'issueId'>;
+        if (stub.refuse.has(body.to) || body.to === issue.status) {
+          return json(409, { status: 409, detail: `The issue is ${issue.status}; it cannot move to ${body.to}.`, currentStatus: issue.status, allowedTransitions: [] });
+        }
+        stub.changes.push({ issueId: issue.id, ...body });
+        issue.status = body.to;
+        return json(200, detailOf(issue));
+      }
+      json(405, { status: 405 });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    ...stub,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function detailOf(i: StandInIssue) {
+  const none = null;
+  return {
+    ...i,
+    stepsToReproduce: none,
+    expectedBehavior: none,
+    actualBehavior: none,
+    pageTitle: none,
+    browserName: 'Firefox',
+    browserVersion: '132',
+    operatingSystem: none,
+    deviceType: none,
+    screenResolution: none,
+    screenshotUrl: none,
+    reporter: i.testerEmail,
+    siteId: randomUUID(),
+    siteName: 'Shop',
+    history: [],
+  };
+}
+
+// ---- The integration service ----------------------------------------------------------------
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  // Tests read arbitrary fields of whatever came back.
+  body: any;
+}
+
+export interface IntegrationHarness {
+  base: string;
+  schema: string;
+  prefix: string;
+  service: RunningIntegrationService;
+  issues: IssueStandIn;
+  pub: Publisher;
+  call(method: string, path: string, opts?: { as?: Caller | null; body?: unknown; raw?: string | Buffer; headers?: Record<string, string> }): Promise<Reply>;
+  /** Files an issue in the stand-in and publishes its IssueCreated, as the issue service would. */
+  fileIssue(orgId: string, campaignId: string, fields?: Partial<StandInIssue>): Promise<StandInIssue>;
+  /** Moves an issue in the stand-in and publishes its IssueStatusChanged. */
+  moveIssue(issueId: string, to: IssueStatus, opts?: { origin?: string; reason?: string }): Promise<void>;
+  /** Events the consumer has recorded in its inbox so far. */
+  consumedEvents(): Promise<number>;
+  /** Restarts the service on the same schema and stream (a crash or a deploy). */
+  restart(): Promise<void>;
+}
+
+export const FAST: Record<string, string> = {
+  INTEGRATION_POLL_INTERVAL_MS: '100',
+  INTEGRATION_CALL_TIMEOUT_MS: '1000',
+  INTEGRATION_LEASE_MS: '2000',
+  INTEGRATION_BREAKER_RESET_MS: '500',
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+};
+
+/** One integration service on a schema and stream of its own, with the issue stand-in and a publisher, for a test file. */
+export function integrationSuite(env: Record<string, string> = {}, resolvers: IntegrationResolvers = {}) {
+  const h = {} as IntegrationHarness;
+  const schema = isolatedName('integration');
+  const stream = isolatedName('integration_events');
+  const prefix = isolatedName('integration_subj');
+  const keys = newKey('k1');
+  let seq = 0;
+
+  const start = async () => {
+    const config = loadIntegrationConfig(
+      {
+        INTEGRATION_PORT: '0',
+        DATABASE_URL: TEST_DATABASE_URL,
+        DB_SCHEMA: schema,
+        DB_POOL_MAX: '6',
+        NATS_URL: TEST_NATS_URL,
+        EVENTS_STREAM: stream,
+        EVENTS_SUBJECT_PREFIX: prefix,
+        EVENTS_STREAM_MAX_AGE_HOURS: '1',
+        INTEGRATION_SECRET_KEYS: keys,
+        ISSUE_URL: h.issues.url,
+        ISSUE_LINK_TEMPLATE: 'https://app.preflight.test/issues/{issueId}',
+        PUBLIC_BASE_URL: 'https://api.preflight.test',
+        ...FAST,
+        ...env,
+      },
+      false,
+    );
+    h.service = await startIntegrationService({ config, logger: createLogger('integration-test', { level: 'silent' }), host: '127.0.0.1', exitOnShutdown: false, ...resolvers });
+    h.base = h.service.url;
+  };
+
+  beforeAll(async () => {
+    h.schema = schema;
+    h.prefix = prefix;
+    h.issues = await startIssueStandIn();
+    await start();
+    h.pub = await eventPublisher(prefix);
+    h.call = async (method, path, { as = asAdmin, body, raw, headers = {} } = {}) => {
+      const sent: Record<string, string> = { ...(as ? callerHeaders(as) : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers };
+      const res = await fetch(`${h.base}${path}`, { method, headers: sent, ...(body !== undefined ? { body: JSON.stringify(body) } : raw !== undefined ? { body: raw } : {}) });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+    };
+    h.fileIssue = async (orgId, campaignId, fields = {}) => {
+      seq += 1;
+      const issue: StandInIssue = {
+        id: randomUUID(),
+        orgId,
+        seqNumber: seq,
+        campaignId,
+        campaignName: 'Spring release',
+        title: `Checkout button does nothing ${seq}`,
+        severity: 'High',
+        type: 'Bug',
+        status: 'New',
+        description: 'Nothing happens on click.',
+        pageUrl: 'https://shop.example.com/checkout',
+        testerEmail: 'tess@example.com',
+        createdAt: new Date().toISOString(),
+        ...fields,
+      };
+      h.issues.issues.set(issue.id, issue);
+      const event: DomainEvent = createEvent('IssueCreated', {
+        issueId: issue.id,
+        orgId,
+        campaignId,
+        seqNumber: issue.seqNumber,
+        title: issue.title,
+        ...(issue.severity ? { severity: issue.severity } : {}),
+        ...(issue.type ? { type: issue.type } : {}),
+        status: issue.status,
+        ...(issue.pageUrl ? { pageUrl: issue.pageUrl } : {}),
+        ...(issue.testerEmail ? { testerEmail: issue.testerEmail } : {}),
+        createdAt: toTimestamp(new Date(issue.createdAt)),
+        revision: 1,
+      });
+      await h.pub.publish(event, { orgId });
+      return issue;
+    };
+    h.moveIssue = async (issueId, to, { origin, reason } = {}) => {
+      const issue = h.issues.issues.get(issueId)!;
+      const from = issue.status;
+      issue.status = to;
+      const event = createEvent('IssueStatusChanged', {
+        issueId,
+        orgId: issue.orgId,
+        campaignId: issue.campaignId,
+        title: issue.title,
+        ...(issue.severity ? { severity: issue.severity } : {}),
+        oldStatus: from,
+        newStatus: to,
+        ...(reason ? { reason } : {}),
+        ...(origin ? { origin } : {}),
+        occurredAt: toTimestamp(new Date()),
+        revision: 2,
+      });
+      await h.pub.publish(event, { orgId: issue.orgId });
+    };
+    h.consumedEvents = async () => {
+      const { rows } = await sql<{ n: string }>`select count(*) as n from inbox`.execute(h.service.database.db);
+      return Number(rows[0]?.n ?? 0);
+    };
+    h.restart = async () => {
+      await h.service.shutdown('test restart');
+      await start();
+    };
+  });
+
+  afterAll(async () => {
+    await h.pub?.close();
+    await h.service?.shutdown('test finished');
+    await h.issues?.close();
+    await deleteStreams([stream]);
+    await dropSchemas([schema]);
+  });
+  return h;
+}
+
+/** A connection through the admin API; fails the test unless it is created. */
+export async function connect(h: IntegrationHarness, orgId: string, body: Record<string, unknown>): Promise<any> {
+  const res = await h.call('POST', `/admin/v1/organizations/${orgId}/integrations`, { body });
+  if (res.status !== 201) throw new Error(`connection not created: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** The connection's activity, newest first. */
+export const activityOf = async (h: IntegrationHarness, connectionId: string): Promise<any[]> => (await h.call('GET', `/admin/v1/integrations/${connectionId}/activity?limit=200`)).body;
