@@ -21,6 +21,7 @@ const STATE_FILE = join(REPO_ROOT, '.preflight', 'local.json');
 interface LocalState {
   adminToken?: string;
   webhookSecretKeys?: string;
+  integrationSecretKeys?: string;
   demo?: { orgId: string; key: string; campaignId: string };
 }
 
@@ -96,9 +97,9 @@ function printLine(name: ServiceName, line: string): void {
     const fields = Object.entries(rest)
       .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
       .join(' ');
-    console.log(`${name.padEnd(9)} ${String(level).padEnd(5)} ${String(msg ?? '')} ${fields}`);
+    console.log(`${name.padEnd(11)} ${String(level).padEnd(5)} ${String(msg ?? '')} ${fields}`);
   } catch {
-    console.log(`${name.padEnd(9)} ${line}`);
+    console.log(`${name.padEnd(11)} ${line}`);
   }
 }
 
@@ -160,6 +161,13 @@ async function main(): Promise<void> {
     state.webhookSecretKeys = webhookSecretKeys;
     saveState(state);
   }
+  // The integration service's key ring (provider credentials and inbound secrets at rest), kept the same way.
+  let integrationSecretKeys = process.env.INTEGRATION_SECRET_KEYS;
+  if (!integrationSecretKeys) {
+    integrationSecretKeys = state.integrationSecretKeys ?? `local1:${randomBytes(32).toString('base64')}`;
+    state.integrationSecretKeys = integrationSecretKeys;
+    saveState(state);
+  }
 
   const ports = Object.fromEntries(SERVICES.map((s) => [s.name, Number(process.env[s.portVar] ?? s.defaultPort)])) as Record<ServiceName, number>;
   const shared: Record<string, string> = {
@@ -170,9 +178,14 @@ async function main(): Promise<void> {
     ISSUE_URL: `http://127.0.0.1:${ports.issue}`,
     WEBHOOK_URL: `http://127.0.0.1:${ports.webhook}`,
     DELIVERY_URL: `http://127.0.0.1:${ports.delivery}`,
+    INTEGRATION_URL: `http://127.0.0.1:${ports.integration}`,
+    // What the integration service shows trackers as their inbound hook URL, and links issues to: the gateway.
+    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${ports.gateway}`,
+    ISSUE_LINK_TEMPLATE: process.env.ISSUE_LINK_TEMPLATE ?? `http://127.0.0.1:${ports.gateway}/dashboard/issues/{issueId}`,
     // The service ports trust the gateway's identity headers: on a laptop only this machine may reach them.
     BIND_HOST: process.env.BIND_HOST ?? '127.0.0.1',
     WEBHOOK_SECRET_KEYS: webhookSecretKeys,
+    INTEGRATION_SECRET_KEYS: integrationSecretKeys,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? 'false',
     ...Object.fromEntries(SERVICES.map((s) => [s.portVar, String(ports[s.name])])),
   };
@@ -224,6 +237,8 @@ Try:
   curl -s -X POST ${base}/api/v1/campaigns/$CAMPAIGN/issues -H "X-Api-Key: $KEY" -H 'Content-Type: application/json' \\
        -d '{"title":"Hero image is blurry","severity":"Medium","type":"Bug","pageUrl":"https://shop.example.com/"}'
   curl -s ${base}/admin/v1/organizations -H "Authorization: Bearer ${adminToken}"
+  curl -s -X POST ${base}/admin/v1/organizations/${demo.orgId}/integrations -H "Authorization: Bearer ${adminToken}" -H 'Content-Type: application/json' \\
+       -d '{"kind":"slack","name":"Launch channel","config":{},"credentials":{"webhookUrl":"https://hooks.slack.com/services/T000/B000/XXXX"}}'
   curl -s ${base}/api/v1/openapi.json
 
 Press Ctrl-C to stop.

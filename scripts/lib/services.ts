@@ -10,6 +10,7 @@ export const SERVICES = [
   { name: 'issue', portVar: 'ISSUE_PORT', defaultPort: 8082, schema: 'issue' },
   { name: 'webhook', portVar: 'WEBHOOK_PORT', defaultPort: 8083, schema: 'webhook' },
   { name: 'delivery', portVar: 'DELIVERY_PORT', defaultPort: 8084, schema: 'delivery' },
+  { name: 'integration', portVar: 'INTEGRATION_PORT', defaultPort: 8085, schema: 'integration' },
   { name: 'gateway', portVar: 'GATEWAY_PORT', defaultPort: 8080, schema: 'identity' },
 ] as const;
 

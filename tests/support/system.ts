@@ -54,14 +54,20 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     EVENTS_SUBJECT_PREFIX: isolatedName('preflight'),
     ADMIN_TOKEN: adminToken,
     MIGRATE_ON_START: 'true',
-    // Test receivers listen on loopback; the public-address rule has its own tests.
+    // Test receivers and the provider fakes (integration) listen on loopback; the public-address rule has its own tests.
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
     CAMPAIGN_URL: `http://127.0.0.1:${ports.campaign}`,
     ISSUE_URL: `http://127.0.0.1:${ports.issue}`,
     WEBHOOK_URL: `http://127.0.0.1:${ports.webhook}`,
     DELIVERY_URL: `http://127.0.0.1:${ports.delivery}`,
+    INTEGRATION_URL: `http://127.0.0.1:${ports.integration}`,
     WEBHOOK_SECRET_KEYS: `test:${randomBytes(32).toString('base64')}`,
+    // The integration service: a key ring of its own for provider credentials, the inbound hook
+    // URLs it shows on the gateway, links into the gateway (its ISSUE_URL is the issue service above).
+    INTEGRATION_SECRET_KEYS: `test:${randomBytes(32).toString('base64')}`,
+    PUBLIC_BASE_URL: `http://127.0.0.1:${ports.gateway}`,
+    ISSUE_LINK_TEMPLATE: `http://127.0.0.1:${ports.gateway}/dashboard/issues/{issueId}`,
     BIND_HOST: '127.0.0.1',
     ...Object.fromEntries(SERVICES.map((s) => [s.portVar, String(ports[s.name])])),
     ...overrides,
