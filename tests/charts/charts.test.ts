@@ -23,16 +23,17 @@ import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { deliveryConfigShape } from '../../services/delivery/src/config.ts';
+import { integrationConfigShape } from '../../services/integration/src/config.ts';
 
 const run = promisify(execFile);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const SERVICES = ['gateway', 'campaign', 'issue', 'webhook', 'delivery'] as const;
+const SERVICES = ['gateway', 'campaign', 'issue', 'webhook', 'delivery', 'integration'] as const;
 const INSTALLABLE = [...SERVICES, 'preflight'] as const;
-const SECRET_VARS = ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'NATS_URL', 'WEBHOOK_SECRET_KEYS'];
+const SECRET_VARS = ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'NATS_URL', 'WEBHOOK_SECRET_KEYS', 'INTEGRATION_SECRET_KEYS'];
 /** The services on the event stream (libs/bus), and the stream settings' code defaults (libs/bus/src/events-config.ts). */
-const EVENT_SERVICES = ['campaign', 'issue', 'delivery'] as const;
+const EVENT_SERVICES = ['campaign', 'issue', 'delivery', 'integration'] as const;
 const EVENTS_DEFAULTS = { EVENTS_STREAM: 'PREFLIGHT_EVENTS', EVENTS_SUBJECT_PREFIX: 'preflight', EVENTS_STREAM_REPLICAS: '1', EVENTS_STREAM_MAX_AGE_HOURS: '168' };
-/** Where the delivery pods must never connect (cluster, private, link-local/metadata, CGNAT, loopback). */
+/** Where the delivery and integration pods must never connect (cluster, private, link-local/metadata, CGNAT, loopback). */
 const NON_PUBLIC_V4 = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10', '127.0.0.0/8'];
 
 type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: any; data?: Record<string, string> };
@@ -244,7 +245,7 @@ describe('policy', () => {
     }
     // every service runs in the umbrella by default
     for (const r of ['preflight:default', 'preflight:production', 'preflight:local']) {
-      expect(ofKind(r, 'Deployment').map((d) => d.metadata.name).sort(), r).toEqual(['pf-campaign', 'pf-delivery', 'pf-gateway', 'pf-issue', 'pf-webhook']);
+      expect(ofKind(r, 'Deployment').map((d) => d.metadata.name).sort(), r).toEqual(['pf-campaign', 'pf-delivery', 'pf-gateway', 'pf-integration', 'pf-issue', 'pf-webhook']);
     }
   });
 
@@ -277,6 +278,22 @@ describe('policy', () => {
     }
   });
 
+  it('the integration key ring comes from the Secret (its own key), and private provider URLs stay refused outside local', () => {
+    for (const r of ['integration:default', 'integration:production', 'preflight:production']) {
+      for (const kind of ['Deployment', 'Job']) {
+        const pod = ofKind(r, kind).find((o) => o.metadata.name.startsWith('pf-integration'))!.spec.template.spec;
+        const ref = pod.containers[0].env.find((e: { name: string }) => e.name === 'INTEGRATION_SECRET_KEYS');
+        expect(ref?.valueFrom?.secretKeyRef, `${r} ${kind}`).toEqual({ name: 'preflight-secrets', key: 'integration-secret-keys' });
+      }
+    }
+    for (const r of ['integration:default', 'integration:production', 'preflight:default', 'preflight:production']) {
+      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'pf-integration')!;
+      expect(cm.data, r).toMatchObject({ INTEGRATION_PORT: '8085', DB_SCHEMA: 'integration', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
+    }
+    const local = ofKind('preflight:local', 'ConfigMap').find((c) => c.metadata.name === 'pf-integration')!;
+    expect(local.data?.WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe('true');
+  });
+
   it('the services on the event stream get NATS_URL from the Secret and identical stream settings', () => {
     for (const s of EVENT_SERVICES) {
       for (const r of [`${s}:default`, `${s}:production`]) {
@@ -304,7 +321,7 @@ describe('policy', () => {
     for (const s of SERVICES) {
       const cm = ofKind(`${s}:default`, 'ConfigMap')[0]!;
       expect(cm.data?.MIGRATE_ON_START).toBe('false');
-      expect(cm.data?.[`${s.toUpperCase()}_PORT`]).toMatch(/^808[0-4]$/);
+      expect(cm.data?.[`${s.toUpperCase()}_PORT`]).toMatch(/^808[0-5]$/);
     }
     expect(ofKind('gateway:default', 'ConfigMap')[0]!.data).toMatchObject({
       DB_SCHEMA: 'identity',
@@ -316,16 +333,38 @@ describe('policy', () => {
     });
     expect(ofKind('delivery:default', 'ConfigMap')[0]!.data).toMatchObject({ DB_SCHEMA: 'delivery', DELIVERY_PORT: '8084', WEBHOOK_URL: 'http://pf-webhook:8083' });
     expect(ofKind('issue:default', 'ConfigMap')[0]!.data).toMatchObject({ DB_SCHEMA: 'issue', CAMPAIGN_URL: 'http://pf-campaign:8081' });
+    // the issue service's internal API; inbound hook URLs and issue links on the public ingress
+    expect(ofKind('integration:default', 'ConfigMap')[0]!.data).toMatchObject({
+      DB_SCHEMA: 'integration',
+      INTEGRATION_PORT: '8085',
+      ISSUE_URL: 'http://pf-issue:8082',
+      PUBLIC_BASE_URL: 'https://api.preflight.example.com',
+      ISSUE_LINK_TEMPLATE: 'https://api.preflight.example.com/dashboard/issues/{issueId}',
+    });
   });
 
-  it('the delivery pods get exactly the variables services/delivery/src/config.ts reads', () => {
-    const expected = Object.keys(deliveryConfigShape).sort();
-    for (const r of ['delivery:default', 'delivery:production', 'preflight:production']) {
-      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'pf-delivery')!;
-      const dep = ofKind(r, 'Deployment').find((d) => d.metadata.name === 'pf-delivery')!;
+  it.each([
+    ['delivery', deliveryConfigShape],
+    ['integration', integrationConfigShape],
+  ] as const)('the %s pods get exactly the variables services/<name>/src/config.ts reads', (svc, shape) => {
+    const expected = Object.keys(shape).sort();
+    for (const r of [`${svc}:default`, `${svc}:production`, 'preflight:production']) {
+      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === `pf-${svc}`)!;
+      const dep = ofKind(r, 'Deployment').find((d) => d.metadata.name === `pf-${svc}`)!;
       const fromSecret = dep.spec.template.spec.containers[0].env.filter((e: { valueFrom?: object }) => e.valueFrom).map((e: { name: string }) => e.name);
       expect([...Object.keys(cm.data ?? {}), ...fromSecret].sort(), r).toEqual(expected);
       expect(Number(cm.data?.DB_POOL_MAX), `${r} DB_POOL_MAX (one connection is held for LISTEN)`).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('the integration pods get the time to finish the jobs in flight at shutdown', () => {
+    for (const r of ['integration:default', 'integration:production', 'preflight:production']) {
+      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'pf-integration')!;
+      const pod = ofKind(r, 'Deployment').find((d) => d.metadata.name === 'pf-integration')!.spec.template.spec;
+      const preStop = Number(pod.containers[0].lifecycle?.preStop?.exec?.command?.[1] ?? 0);
+      // preStop, the server's 10 s drain, then a tracker job of a few calls (three at the full timeout)
+      const needed = preStop + 10 + (3 * Number(cm.data?.INTEGRATION_CALL_TIMEOUT_MS)) / 1000;
+      expect(pod.terminationGracePeriodSeconds, r).toBeGreaterThan(needed);
     }
   });
 
@@ -342,6 +381,8 @@ describe('policy', () => {
     expect(peers('webhook').sort()).toEqual(['namespace:monitoring', 'pod:delivery', 'pod:gateway']);
     // the gateway, for its admin deliveries routes; the webhook service, for endpoint stats
     expect(peers('delivery', 'delivery:production').sort()).toEqual(['namespace:monitoring', 'pod:gateway', 'pod:webhook']);
+    // the gateway only: the admin integration routes and the trackers' inbound hooks it forwards
+    for (const r of ['integration:production', 'preflight:production']) expect(peers('integration', r).sort(), r).toEqual(['namespace:monitoring', 'pod:gateway']);
   });
 
   type Peer = { podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: object; ipBlock?: { cidr: string; except?: string[] } };
@@ -355,7 +396,7 @@ describe('policy', () => {
     for (const s of [...EVENT_SERVICES, 'webhook']) for (const r of [`${s}:default`, `${s}:production`]) expect(allowsPort(egress(r, s), 4222), r).toBe(true);
     expect(allowsPort(egress('gateway:default', 'gateway'), 4222)).toBe(false);
     // production names the NATS pods instead of any address
-    for (const s of ['campaign', 'issue', 'webhook']) {
+    for (const s of ['campaign', 'issue', 'webhook', 'delivery', 'integration']) {
       const nats = egress('preflight:production', s).find((r) => r.ports?.some((p) => p.port === 4222))!;
       expect(nats.to?.length, s).toBeGreaterThan(0);
     }
@@ -365,6 +406,21 @@ describe('policy', () => {
     const gw = egress('preflight:production', 'gateway');
     expect(toComponent(gw, 'webhook', 8083) && toComponent(gw, 'delivery', 8084) && toComponent(gw, 'integration', 8085)).toBe(true);
     for (const r of ['delivery:default', 'delivery:production']) expect(toComponent(egress(r, 'delivery'), 'webhook', 8083), r).toBe(true);
+    for (const r of ['integration:default', 'integration:production', 'preflight:production']) expect(toComponent(egress(r, 'integration'), 'issue', 8082), r).toBe(true);
+  });
+
+  it('integration reaches the providers (public addresses on 443) but not cluster or private ranges', () => {
+    for (const r of ['integration:default', 'integration:production', 'preflight:production']) {
+      const rules = egress(r, 'integration');
+      const blocks = rules.flatMap((rule) => (rule.to ?? []).filter((p) => p.ipBlock).map((p) => ({ ...p.ipBlock!, ports: rule.ports })));
+      const internet = blocks.filter((b) => b.cidr === '0.0.0.0/0');
+      expect(internet.length, r).toBe(1);
+      expect([...(internet[0]!.except ?? [])].sort(), r).toEqual([...NON_PUBLIC_V4].sort());
+      expect(internet[0]!.ports, r).toEqual([{ port: 443, protocol: 'TCP' }]);
+      for (const b of blocks.filter((b) => b.cidr !== '0.0.0.0/0')) expect(Number(b.cidr.split('/')[1]), `${r} ${b.cidr}`).toBeGreaterThan(8);
+    }
+    // in production no port is open to every address: Postgres and NATS are named
+    for (const rule of egress('preflight:production', 'integration')) expect(rule.to?.length, JSON.stringify(rule)).toBeGreaterThan(0);
   });
 
   it('delivery reaches the internet but not cluster or private ranges', async () => {
@@ -436,6 +492,9 @@ describe('values schemas', () => {
     ['gateway', ['--set', 'config.LOG_LEVEL=verbose'], 'LOG_LEVEL'],
     ['webhook', ['--set', 'config.WEBHOOK_ALLOW_PRIVATE_TARGETS=maybe'], 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],
     ['preflight', ['--set', 'delivery.config.DELIVERY_WORKERS=lots'], 'DELIVERY_WORKERS'],
+    ['integration', ['--set', 'config.INTEGRATION_SECRET_KEYS=k1:AAAA'], 'config'],
+    ['preflight', ['--set', 'integration.config.INTEGRATION_WORKERS=lots'], 'INTEGRATION_WORKERS'],
+    ['preflight', ['--set', 'integration.prometheusRule.rules.integrationJobFailures.ratio=2'], 'ratio'],
   ])('%s rejects %j', async (chart, args, word) => {
     await expect(template(chart, args)).rejects.toThrow(word);
   });
@@ -471,6 +530,10 @@ describe('observability', () => {
         'PreflightWebhookEndpointsAutoDisabled',
         'PreflightDeliveryBreakersOpen',
         'PreflightWebhookDeliveriesLate',
+        'PreflightIntegrationJobsBacklog',
+        'PreflightIntegrationConnectionsNeedAttention',
+        'PreflightIntegrationBreakersOpen',
+        'PreflightIntegrationJobFailures',
       ]),
     );
     for (const a of alerts) {
@@ -490,7 +553,7 @@ describe('observability', () => {
     expect(records).toContain('preflight:http_slow_ratio:rate6h');
   });
 
-  it('the event alerts (outbox age, consumer lag) are on for campaign and issue, consumer lag for delivery, on their real metrics', () => {
+  it('the event alerts (outbox age, consumer lag) are on for campaign and issue, consumer lag for delivery and integration, on their real metrics', () => {
     const event = ['PreflightOutboxBacklogAge', 'PreflightConsumerLag'];
     for (const s of SERVICES) {
       const on = rules(ofKind(`${s}:production`, 'PrometheusRule')).filter((r) => r.alert && event.includes(r.alert));
@@ -498,10 +561,10 @@ describe('observability', () => {
         expect(on.map((r) => r.alert).sort(), s).toEqual([...event].sort());
         expect(on.flatMap((r) => metricNames(r.expr)).sort(), s).toEqual(['consumer_lag', 'outbox_oldest_unpublished_age_seconds']);
         for (const r of on) expect(r.expr, s).toContain(`service="${s}"`);
-      } else if (s === 'delivery') {
-        // the fan-out consumer; the service has no outbox
+      } else if (s === 'delivery' || s === 'integration') {
+        // the fan-out consumer, the sync consumer; these services have no outbox
         expect(on.map((r) => r.alert), s).toEqual(['PreflightConsumerLag']);
-        expect(on[0]!.expr, s).toContain('service="delivery"');
+        expect(on[0]!.expr, s).toContain(`service="${s}"`);
       } else {
         expect(on, s).toEqual([]);
       }
@@ -543,6 +606,28 @@ describe('observability', () => {
     for (const m of ['webhook_deliveries_total', 'webhook_endpoints_auto_disabled_total', 'delivery_circuit_breakers_open', 'webhook_deliveries_due_late']) expect(list.exported.delivery, m).toContain(m);
   });
 
+  it('the integration alerts are on for integration only, on its real metrics and label values', () => {
+    const integration = ['PreflightIntegrationJobsBacklog', 'PreflightIntegrationConnectionsNeedAttention', 'PreflightIntegrationBreakersOpen', 'PreflightIntegrationJobFailures'];
+    for (const s of SERVICES) {
+      for (const r of [`${s}:default`, `${s}:production`]) {
+        const on = rules(ofKind(r, 'PrometheusRule')).filter((a) => a.alert && integration.includes(a.alert));
+        if (s !== 'integration') {
+          expect(on, r).toEqual([]);
+          continue;
+        }
+        expect(on.map((a) => a.alert).sort(), r).toEqual([...integration].sort());
+        for (const a of on) expect(a.expr, `${r} ${a.alert}`).toContain('service="integration"');
+        const expr = (name: string) => on.find((a) => a.alert === name)!.expr;
+        // failures are the tries a provider rejected or did not answer (services/integration/src/worker/job-worker.ts)
+        expect(expr('PreflightIntegrationJobFailures')).toContain('integration_jobs_total{namespace="preflight",service="integration",outcome=~"rejected|unavailable"}');
+        // database figures every replica reports alike, and per-replica breakers: max, never sum
+        expect(expr('PreflightIntegrationJobsBacklog')).toMatch(/^max by \(namespace, service\) \(integration_jobs_due\{/);
+        expect(expr('PreflightIntegrationConnectionsNeedAttention')).toMatch(/^max by \(namespace, service\) \(integration_connections_needing_attention\{/);
+        expect(expr('PreflightIntegrationBreakersOpen')).toMatch(/^max by \(namespace, service\) \(integration_circuit_breakers_open\{/);
+      }
+    }
+  });
+
   it('alerts and the dashboard use only metrics listed in charts/metrics-used.json', () => {
     const known = knownMetrics();
     const used = new Set<string>();
@@ -564,6 +649,7 @@ describe('observability', () => {
     const titles = dash.panels.map((p: { title: string }) => p.title).join('\n');
     for (const t of ['Request rate', 'Error ratio', 'p50 latency', 'p99 latency', 'Rate limited', 'circuit breaker', 'Outbox backlog', 'outbox event age', 'Consumer lag', 'restarts']) expect(titles).toContain(t);
     for (const t of ['Webhook deliveries by outcome', 'Delivery attempt latency p99', 'Deliveries pending and late', 'Delivery circuit breakers open']) expect(titles).toContain(t);
+    for (const t of ['Integration jobs by outcome', 'Integration call latency p99', 'Integration jobs due', 'Integration circuit breakers open']) expect(titles).toContain(t);
   });
 
   it('ServiceMonitors scrape /metrics and keep the service label', () => {

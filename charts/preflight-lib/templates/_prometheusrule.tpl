@@ -274,5 +274,76 @@ spec:
             runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightWebhookDeliveriesLate") }}
         {{- end }}
         {{- end }}
+        {{- /*
+        Integration jobs (services/integration/src/worker/metrics.ts, libs/breakers):
+        - integration_jobs_due and integration_connections_needing_attention: read from the
+          database at scrape, so every replica reports the same global figure: max, never sum;
+        - integration_circuit_breakers_open: open or half-open breakers in THIS replica (per
+          connection, per replica): max over replicas approximates the failing connections;
+        - integration_jobs_total{action,outcome}: one per try that ended (succeeded, skipped,
+          rate-limited, credentials, rejected, unavailable); rejected (the provider refused the
+          request for good) and unavailable (no usable answer) are the failures.
+        */}}
+        {{- with $pr.rules.integrationJobsBacklog }}
+        {{- if .enabled }}
+        - alert: PreflightIntegrationJobsBacklog
+          expr: max by (namespace, service) (integration_jobs_due{ {{- $sel }}}) > {{ .threshold }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: '{{ "{{" }} $value {{ "}}" }} integration jobs are due and not running'
+            description: Jobs whose time has come (chat announcements, tracker creates and status syncs) are waiting; {{ $component }} does not keep up, or cannot claim.
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightIntegrationJobsBacklog") }}
+        {{- end }}
+        {{- end }}
+        {{- with $pr.rules.integrationConnectionsNeedAttention }}
+        {{- if .enabled }}
+        - alert: PreflightIntegrationConnectionsNeedAttention
+          expr: max by (namespace, service) (integration_connections_needing_attention{ {{- $sel }}}) > {{ .threshold }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: '{{ "{{" }} $value {{ "}}" }} integration connections need new credentials'
+            description: A provider refused these connections' credentials (or they cannot be decrypted); nothing is sent for them until they are replaced (PATCH /admin/v1/integrations/:id with new credentials).
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightIntegrationConnectionsNeedAttention") }}
+        {{- end }}
+        {{- end }}
+        {{- with $pr.rules.integrationBreakersOpen }}
+        {{- if .enabled }}
+        - alert: PreflightIntegrationBreakersOpen
+          expr: max by (namespace, service) (integration_circuit_breakers_open{ {{- $sel }}}) > {{ .threshold }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: '{{ "{{" }} $value {{ "}}" }} integration circuit breakers are open (busiest replica)'
+            description: Many connections' providers give no usable answer at once, which points at our egress (NetworkPolicy, NAT, DNS) or a provider outage.
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightIntegrationBreakersOpen") }}
+        {{- end }}
+        {{- end }}
+        {{- with $pr.rules.integrationJobFailures }}
+        {{- if .enabled }}
+        - alert: PreflightIntegrationJobFailures
+          expr: |
+            (
+              sum by (namespace, service) (rate(integration_jobs_total{ {{- $sel }},outcome=~"rejected|unavailable"}[15m]))
+              /
+              sum by (namespace, service) (rate(integration_jobs_total{ {{- $sel }}}[15m]))
+            ) > {{ .ratio }}
+            and
+            sum by (namespace, service) (increase(integration_jobs_total{ {{- $sel }},outcome=~"rejected|unavailable"}[15m])) >= {{ .minFailures | default 0 }}
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: '{{ "{{" }} $value | humanizePercentage {{ "}}" }} of integration job tries fail'
+            description: >-
+              More than {{ .ratio }} of {{ $component }}'s job tries over 15 min were rejected by the provider or got
+              no usable answer, across connections.
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightIntegrationJobFailures") }}
+        {{- end }}
+        {{- end }}
 {{- end -}}
 {{- end -}}
