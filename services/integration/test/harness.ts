@@ -98,6 +98,10 @@ function detailOf(i: StandInIssue) {
     screenResolution: none,
     screenshotUrl: none,
     reporter: i.testerEmail,
+    assigneeName: none,
+    duplicateOfId: none,
+    duplicateOfSeqNumber: none,
+    updatedAt: i.createdAt,
     siteId: randomUUID(),
     siteName: 'Shop',
     history: [],
@@ -268,3 +272,25 @@ export async function connect(h: IntegrationHarness, orgId: string, body: Record
 
 /** The connection's activity, newest first. */
 export const activityOf = async (h: IntegrationHarness, connectionId: string): Promise<any[]> => (await h.call('GET', `/admin/v1/integrations/${connectionId}/activity?limit=200`)).body;
+
+/** The connection as the admin list shows it (undefined once deleted). */
+export async function connectionOf(h: IntegrationHarness, orgId: string, connectionId: string): Promise<any> {
+  const res = await h.call('GET', `/admin/v1/organizations/${orgId}/integrations`);
+  if (res.status !== 200) throw new Error(`list failed: ${res.status}`);
+  return (res.body as any[]).find((c) => c.id === connectionId);
+}
+
+/** The connection's jobs in the service's schema, oldest first: what is still to be tried. */
+export async function jobsOf(h: IntegrationHarness, connectionId: string): Promise<Array<{ action: string; state: string; attempts: number; issueId: string | null }>> {
+  const { rows } = await sql<{ action: string; state: string; attempts: number; issue_id: string | null }>`
+    select action, state, attempts, issue_id from jobs where connection_id = ${connectionId} order by created_at, id`.execute(h.service.database.db);
+  return rows.map((r) => ({ action: r.action, state: r.state, attempts: r.attempts, issueId: r.issue_id }));
+}
+
+/** One unlabelled sample of the service's /metrics (what a Prometheus scrape sees). */
+export async function metricValue(h: IntegrationHarness, name: string): Promise<number> {
+  const text = await (await fetch(`${h.base}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  if (!line) throw new Error(`no sample of ${name} on /metrics`);
+  return Number(line.slice(name.length + 1));
+}

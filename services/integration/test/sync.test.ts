@@ -83,7 +83,7 @@ describe('issue trackers', () => {
 
     const issue = await h.fileIssue(orgId, randomUUID(), { title: 'Cart empties on reload' });
     const created = await github.waitForIssue((i) => i.title.includes('Cart empties on reload'));
-    expect(created.labels.map((l) => (typeof l === 'string' ? l : l.name))).toEqual(expect.arrayContaining(['preflight', 'severity: High', 'type: Bug']));
+    expect(created.labels).toEqual(expect.arrayContaining(['preflight', 'severity: High', 'type: Bug']));
 
     const links = await eventually(async () => {
       const res = await h.call('GET', `/admin/v1/issues/${issue.id}/links`);

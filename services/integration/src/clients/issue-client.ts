@@ -1,35 +1,15 @@
 import { Agent, request } from 'undici';
 import { z } from 'zod';
-import { IssueStatusSchema, type IssueStatus } from '@preflight/contract';
+import { IssueStatusSchema, PublicIssueSchema, type IssueStatus } from '@preflight/contract';
 import { outgoingTraceparent } from '@preflight/http';
 import type { IssueDetail } from '../providers/provider.ts';
 
-/** The issue service's internal detail (GET /internal/v1/issues/:id): the admin detail plus orgId. */
-const InternalIssueSchema = z.object({
-  id: z.uuid(),
+/** The issue service's internal detail (GET /internal/v1/issues/:id): the public detail plus orgId and reporter. */
+const InternalIssueSchema = PublicIssueSchema.extend({
   orgId: z.uuid(),
-  seqNumber: z.number().int(),
-  campaignId: z.uuid(),
-  campaignName: z.string().nullable(),
-  title: z.string(),
-  severity: z.string().nullable(),
-  type: z.string().nullable(),
-  status: IssueStatusSchema,
-  description: z.string().nullable(),
-  stepsToReproduce: z.string().nullable(),
-  expectedBehavior: z.string().nullable(),
-  actualBehavior: z.string().nullable(),
-  pageUrl: z.string().nullable(),
-  pageTitle: z.string().nullable(),
-  browserName: z.string().nullable(),
-  browserVersion: z.string().nullable(),
-  operatingSystem: z.string().nullable(),
-  deviceType: z.string().nullable(),
-  screenResolution: z.string().nullable(),
-  screenshotUrl: z.string().nullable(),
-  testerEmail: z.string().nullable(),
   reporter: z.string().nullable().optional(),
-  createdAt: z.string(),
+  status: IssueStatusSchema,
+  title: z.string(),
 });
 
 export type InternalIssue = z.infer<typeof InternalIssueSchema>;
