@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { awaitableRecords } from './awaitable-records.ts';
+import { heldCreate } from './held-create.ts';
 import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from './fake-server.ts';
 import {
   fullNameOf,
@@ -76,7 +77,7 @@ export async function startFakeGithub(opts: { htmlBase?: string } = {}): Promise
   let apiWebhooks = true;
   let rateLimit: GithubFakeRateLimit = null;
   let searchLagMs = 0;
-  let hold: { created: (issue: GithubFakeIssue) => void; released: Promise<void> } | null = null;
+  const held = heldCreate<GithubFakeIssue>();
 
   const repoOf = (owner: string, name: string) => repos.get(`${owner}/${name}`.toLowerCase());
   const repoOfIssue = (issue: GithubFakeIssue) => repoOf(issue.owner, issue.repo) as GithubFakeRepo;
@@ -149,12 +150,7 @@ export async function startFakeGithub(opts: { htmlBase?: string } = {}): Promise
     };
     repo.issues.push(issue);
     created.add(issue);
-    const held = hold;
-    hold = null;
-    if (held) {
-      held.created(issue);
-      await held.released;
-    }
+    await held.hold(issue);
     return { status: 201, headers: { location: `${base}/repos/${fullNameOf(repo)}/issues/${number}` }, body: githubIssueJson(issue, repo, base) };
   }
 
@@ -233,7 +229,12 @@ export async function startFakeGithub(opts: { htmlBase?: string } = {}): Promise
     return action ? announce(action, issue, 'octocat') : Promise.resolve(0);
   };
 
+  const closeServer = server.close.bind(server);
   return Object.assign(server, {
+    async close() {
+      held.releaseAll();
+      await closeServer();
+    },
     addToken(token = `ghp_${randomBytes(18).toString('base64url')}`, o: { login?: string; readOnly?: boolean } = {}) {
       tokens.set(token, { login: o.login ?? 'preflight-bot', readOnly: o.readOnly ?? false });
       return token;
@@ -252,11 +253,6 @@ export async function startFakeGithub(opts: { htmlBase?: string } = {}): Promise
     setApiWebhooks: (on: boolean) => void (apiWebhooks = on),
     setRateLimit: (limit: GithubFakeRateLimit) => void (rateLimit = limit),
     setSearchLag: (ms: number) => void (searchLagMs = ms),
-    holdNextCreate() {
-      let release = () => undefined as void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      const createdIssue = new Promise<GithubFakeIssue>((resolve) => (hold = { created: resolve, released }));
-      return { created: createdIssue, release };
-    },
+    holdNextCreate: () => held.arm(),
   });
 }

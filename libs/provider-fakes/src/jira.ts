@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { heldCreate } from './held-create.ts';
 import { awaitableRecords } from './awaitable-records.ts';
 import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from './fake-server.ts';
 
@@ -42,7 +43,7 @@ export interface FakeJira extends FakeServer {
   /** Webhooks sent so far (people's moves and API transitions alike). */
   hookDeliveries: { items: FakeJiraHookDelivery[]; waitFor(match: (d: FakeJiraHookDelivery) => boolean, timeoutMs: number): Promise<FakeJiraHookDelivery> };
   /** The next create makes the issue but its answer waits until `release()` (or the fake closes). */
-  holdNextCreate(): { release(): void };
+  holdNextCreate(): { created: Promise<FakeJiraIssue>; release(): void };
 }
 
 const STATUSES = [
@@ -114,8 +115,7 @@ export async function startFakeJira(opts: { email?: string; apiToken?: string } 
   const issues: FakeJiraIssue[] = [];
   const created = awaitableRecords<FakeJiraIssue>('Jira issue');
   const deliveries = awaitableRecords<FakeJiraHookDelivery>('Jira webhook');
-  const holds = new Set<() => void>();
-  let holdNext: Promise<void> | null = null;
+  const held = heldCreate<FakeJiraIssue>();
   let hook: { url: string; secret: string } | null = null;
   let issueSeq = 10000;
   let changeSeq = 50000;
@@ -189,11 +189,7 @@ export async function startFakeJira(opts: { email?: string; apiToken?: string } 
     };
     issues.push(issue);
     created.add(issue);
-    if (holdNext) {
-      const hold = holdNext;
-      holdNext = null;
-      await hold;
-    }
+    await held.hold(issue);
     return { status: 201, body: { id: issue.id, key: issue.key, self: `${server?.url}/rest/api/3/issue/${issue.id}` } };
   }
 
@@ -276,15 +272,9 @@ export async function startFakeJira(opts: { email?: string; apiToken?: string } 
       return moveTo(issue, statusName);
     },
     hookDeliveries: deliveries,
-    holdNextCreate() {
-      let release!: () => void;
-      holdNext = new Promise<void>((resolve) => (release = resolve));
-      holds.add(release);
-      return { release: () => (holds.delete(release), release()) };
-    },
+    holdNextCreate: () => held.arm(),
     async close() {
-      for (const release of holds) release();
-      holds.clear();
+      held.releaseAll();
       await base.close();
     },
   };

@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { buildSchema, graphql, GraphQLError } from 'graphql';
 import { awaitableRecords } from './awaitable-records.ts';
+import { heldCreate } from './held-create.ts';
 import { startFakeServer, type FakeReply, type FakeServer, type RecordedRequest } from './fake-server.ts';
 
 /**
@@ -83,7 +84,7 @@ export interface FakeLinear extends FakeServer {
   moveIssue(id: string, stateName: string): Promise<number | null>;
   hookDeliveries: { items: FakeLinearHookDelivery[]; waitFor(match: (d: FakeLinearHookDelivery) => boolean, timeoutMs: number): Promise<FakeLinearHookDelivery> };
   /** The next issueCreate makes the issue but its answer waits until `release()` (or the fake closes). */
-  holdNextCreate(): { release(): void };
+  holdNextCreate(): { created: Promise<FakeLinearIssue>; release(): void };
 }
 
 const linearError = (message: string, code: string, userPresentableMessage: string) =>
@@ -98,8 +99,7 @@ export async function startFakeLinear(opts: { apiKey?: string } = {}): Promise<F
   const issues: FakeLinearIssue[] = [];
   const created = awaitableRecords<FakeLinearIssue>('Linear issue');
   const deliveries = awaitableRecords<FakeLinearHookDelivery>('Linear webhook');
-  const holds = new Set<() => void>();
-  let holdNext: Promise<void> | null = null;
+  const held = heldCreate<FakeLinearIssue>();
   let hook: { url: string; secret: string } | null = null;
 
   const teamOut = (team: FakeLinearTeam): Record<string, unknown> => ({
@@ -178,11 +178,7 @@ export async function startFakeLinear(opts: { apiKey?: string } = {}): Promise<F
       };
       issues.push(issue);
       created.add(issue);
-      if (holdNext) {
-        const hold = holdNext;
-        holdNext = null;
-        await hold;
-      }
+      await held.hold(issue);
       return { lastSyncId: issues.length, success: true, issue: issueOut(issue) };
     },
     issueUpdate: ({ id, input }: { id: string; input: { stateId?: string; title?: string; description?: string; priority?: number } }) => {
@@ -257,15 +253,9 @@ export async function startFakeLinear(opts: { apiKey?: string } = {}): Promise<F
       return moveTo(issue, state);
     },
     hookDeliveries: deliveries,
-    holdNextCreate() {
-      let release!: () => void;
-      holdNext = new Promise<void>((resolve) => (release = resolve));
-      holds.add(release);
-      return { release: () => (holds.delete(release), release()) };
-    },
+    holdNextCreate: () => held.arm(),
     async close() {
-      for (const release of holds) release();
-      holds.clear();
+      held.releaseAll();
       await base.close();
     },
   };

@@ -1,8 +1,8 @@
 import { afterAll } from 'vitest';
 import { createSafeFetch } from '../../src/outbound/safe-fetch.ts';
-import type { IssueCard, SafeFetch } from '../../src/providers/provider.ts';
+import type { IssueCard, IssueDetail, SafeFetch } from '../../src/providers/provider.ts';
 
-/** What the Slack and Teams tests share: an issue to announce and SafeFetches to announce it with. */
+/** What the provider tests share: an issue to announce or file, and SafeFetches to send it with. */
 
 export function issueCard(overrides: Partial<IssueCard> = {}): IssueCard {
   return {
@@ -18,6 +18,28 @@ export function issueCard(overrides: Partial<IssueCard> = {}): IssueCard {
     reporter: 'tess@example.com',
     link: 'https://app.preflight.test/issues/6f1c2d3e-0000-4000-8000-000000000012',
     createdAt: '2025-03-01T10:00:00.000Z',
+    ...overrides,
+  };
+}
+
+let detailSeq = 0;
+
+/** A fully described issue for a tracker, with an id and number of its own at each call. */
+export function issueDetail(overrides: Partial<IssueDetail> = {}): IssueDetail {
+  detailSeq += 1;
+  return {
+    ...issueCard({ issueId: `6f1c2d3e-0000-4000-8000-${String(detailSeq).padStart(12, '0')}`, seqNumber: 40 + detailSeq, severity: 'Critical' }),
+    description: 'Clicking "Pay" does nothing.\n\nTried twice.',
+    stepsToReproduce: '1. Add an item\n2. Press Pay',
+    expectedBehavior: 'The payment page opens.',
+    actualBehavior: 'Nothing happens.',
+    pageTitle: 'Checkout',
+    browserName: 'Firefox',
+    browserVersion: '128',
+    operatingSystem: 'macOS 14',
+    deviceType: 'Desktop',
+    screenResolution: '1920x1080',
+    screenshotUrl: 'https://cdn.preflight.test/shots/1.png',
     ...overrides,
   };
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeGithub, type FakeGithub } from '@preflight/provider-fakes';
 import { githubProvider, type GithubConfig } from '../../src/providers/github/index.ts';
 import { markerOf, ProviderError, type IssueDetail, type TrackerClient } from '../../src/providers/provider.ts';
-import { failureOf, issueCard, safeFetches } from './chat-fixtures.ts';
+import { failureOf, issueDetail as trackerIssue, safeFetches } from './chat-fixtures.ts';
 
 const fetches = safeFetches();
 const SECRET = 'whsec-github-test';
@@ -47,18 +47,9 @@ beforeEach(() => {
 const client = (over: Partial<GithubConfig> = {}, opts: { timeoutMs?: number; token?: string } = {}): TrackerClient =>
   githubProvider.client({ ...config, ...over }, { token: opts.token ?? token }, fetches.create(opts.timeoutMs ?? 5_000));
 
-let nextIssue = 0;
-function issueDetail(overrides: Partial<IssueDetail> = {}): IssueDetail {
-  const n = ++nextIssue;
-  return {
-    ...issueCard({ issueId: `6f1c2d3e-0000-4000-8000-${String(n).padStart(12, '0')}`, seqNumber: n }),
-    ...{ description: 'Clicking "Pay" on step 2 does nothing.', stepsToReproduce: '1. Add an item\n2. Go to checkout\n3. Click Pay' },
-    ...{ expectedBehavior: 'The payment form opens.', actualBehavior: 'Nothing happens.', pageTitle: 'Checkout' },
-    ...{ browserName: 'Firefox', browserVersion: '128.0', operatingSystem: 'Windows 11', deviceType: 'Desktop', screenResolution: '1920x1080' },
-    screenshotUrl: 'https://files.preflight.test/shots/12.png',
-    ...overrides,
-  };
-}
+
+/** The shared tracker issue, at the severity these tests label. */
+const issueDetail = (overrides: Partial<IssueDetail> = {}): IssueDetail => trackerIssue({ severity: 'High', ...overrides });
 
 const patches = () => github.requests.filter((r) => r.method === 'PATCH' && r.url.includes(`/${config.repo}/`));
 const taken = new Set<string>();
@@ -116,10 +107,10 @@ describe('GitHub issues', () => {
     expect(made?.title).toBe(`[#${issue.seqNumber}] Checkout button does nothing`);
     expect(made?.labels).toEqual(['preflight', 'severity: High', 'type: Bug']);
     const body = made?.body ?? '';
-    for (const text of ['Clicking "Pay" on step 2 does nothing.', '3. Click Pay', 'The payment form opens.', 'Nothing happens.', 'Checkout', 'https://shop.example.com/checkout?step=2']) {
+    for (const text of ['Clicking "Pay" does nothing.', '2. Press Pay', 'The payment page opens.', 'Nothing happens.', 'Checkout', 'https://shop.example.com/checkout?step=2']) {
       expect(body).toContain(text);
     }
-    for (const text of ['Firefox 128.0', 'Windows 11', 'Desktop', '1920x1080', '![Screenshot](https://files.preflight.test/shots/12.png)', 'tess@example.com', 'Spring release', 'High', 'Bug', issue.link]) {
+    for (const text of ['Firefox 128', 'macOS 14', 'Desktop', '1920x1080', '![Screenshot](https://cdn.preflight.test/shots/1.png)', 'tess@example.com', 'Spring release', 'High', 'Bug', issue.link]) {
       expect(body).toContain(text);
     }
     expect(body.split(markerOf(issue.issueId)).length - 1).toBe(1);

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeJira, type FakeJira, startFakeServer, type FakeServer, type RecordedRequest } from '@preflight/provider-fakes';
 import { jiraProvider } from '../../src/providers/jira/index.ts';
 import type { JiraConfig } from '../../src/providers/jira/schema.ts';
-import { markerOf, ProviderError, type IssueDetail } from '../../src/providers/provider.ts';
-import { failureOf, issueCard, safeFetches } from './chat-fixtures.ts';
+import { markerOf, ProviderError } from '../../src/providers/provider.ts';
+import { failureOf, issueDetail, safeFetches } from './chat-fixtures.ts';
 
 const fetches = safeFetches();
 let jira: FakeJira;
@@ -24,25 +24,6 @@ afterAll(async () => {
 });
 beforeEach(() => jira.setBehaviour({ mode: 'normal' }));
 
-let seq = 0;
-function issueDetail(overrides: Partial<IssueDetail> = {}): IssueDetail {
-  seq += 1;
-  return {
-    ...issueCard({ issueId: `6f1c2d3e-0000-4000-8000-0000000010${String(seq).padStart(2, '0')}`, seqNumber: 40 + seq, severity: 'Critical' }),
-    description: 'Clicking "Pay" does nothing.\n\nTried twice.',
-    stepsToReproduce: '1. Add an item\n2. Press Pay',
-    expectedBehavior: 'The payment page opens.',
-    actualBehavior: 'Nothing happens.',
-    pageTitle: 'Checkout',
-    browserName: 'Firefox',
-    browserVersion: '128',
-    operatingSystem: 'macOS 14',
-    deviceType: 'Desktop',
-    screenResolution: '1920x1080',
-    screenshotUrl: 'https://cdn.preflight.test/shots/1.png',
-    ...overrides,
-  };
-}
 
 const client = (timeoutMs = 5_000, over: Partial<JiraConfig> = {}) => jiraProvider.client({ ...config, ...over }, { email: 'qa-bot@example.com', apiToken: jira.apiToken }, fetches.create(timeoutMs));
 const adfText = (node: unknown): string => {

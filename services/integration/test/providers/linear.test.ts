@@ -3,8 +3,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeLinear, type FakeLinear, startFakeServer, type FakeServer, type RecordedRequest } from '@preflight/provider-fakes';
 import { linearProvider } from '../../src/providers/linear/index.ts';
 import { linearIssueIdOf, type LinearConfig } from '../../src/providers/linear/schema.ts';
-import { markerOf, type IssueDetail } from '../../src/providers/provider.ts';
-import { failureOf, issueCard, safeFetches } from './chat-fixtures.ts';
+import { markerOf } from '../../src/providers/provider.ts';
+import { failureOf, issueDetail, safeFetches } from './chat-fixtures.ts';
 
 const fetches = safeFetches();
 const TEAM = '3b1f6c1e-0000-4000-8000-00000000e001';
@@ -30,25 +30,6 @@ beforeEach(() => {
   linear.setRateLimited(false);
 });
 
-let seq = 0;
-function issueDetail(overrides: Partial<IssueDetail> = {}): IssueDetail {
-  seq += 1;
-  return {
-    ...issueCard({ issueId: `6f1c2d3e-0000-4000-8000-0000000020${String(seq).padStart(2, '0')}`, seqNumber: 60 + seq, severity: 'Critical' }),
-    description: 'Clicking "Pay" does nothing.',
-    stepsToReproduce: '1. Add an item\n2. Press Pay',
-    expectedBehavior: 'The payment page opens.',
-    actualBehavior: 'Nothing happens.',
-    pageTitle: 'Checkout',
-    browserName: 'Firefox',
-    browserVersion: '128',
-    operatingSystem: 'macOS 14',
-    deviceType: 'Desktop',
-    screenResolution: '1920x1080',
-    screenshotUrl: null,
-    ...overrides,
-  };
-}
 
 const client = (timeoutMs = 5_000, over: Partial<LinearConfig> = {}) => linearProvider.client({ ...config, ...over }, { apiKey: linear.apiKey }, fetches.create(timeoutMs));
 const stateOf = (id: string) => linear.issues().find((i) => i.id === id)?.state.name;
