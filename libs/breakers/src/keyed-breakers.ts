@@ -135,6 +135,11 @@ export class Breakers {
     return breaker.halfOpen ? 'half-open' : 'open';
   }
 
+  /** The keys whose breaker is open or half-open. */
+  notClosed(): string[] {
+    return [...this.#entries].filter(([, e]) => !e.breaker.closed).map(([key]) => key);
+  }
+
   /**
    * Runs `action` through the key's breaker. Its `UnhealthyResult` is counted as a
    * failure and unwrapped; a refusal by the breaker throws `BreakerOpen`.

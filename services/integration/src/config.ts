@@ -32,8 +32,9 @@ export const integrationConfigShape = {
   INTEGRATION_WORKERS: env.int(64, { min: 1, max: 10_000 }),
   // Tries of one job before it is given up (the waits grow from 1 s to 1 h: domain/backoff.ts).
   INTEGRATION_MAX_ATTEMPTS: env.int(12, { min: 1, max: 100 }),
-  // A claimed job whose replica died is claimed again after this.
-  INTEGRATION_LEASE_MS: env.int(60_000, { min: 1_000, max: 3_600_000 }),
+  // A claimed job whose replica died is claimed again after this; keep it above the longest job
+  // (a tracker create makes up to three provider calls and one issue-service read).
+  INTEGRATION_LEASE_MS: env.int(120_000, { min: 1_000, max: 3_600_000 }),
   // Safety poll besides NOTIFY.
   INTEGRATION_POLL_INTERVAL_MS: env.int(1_000, { min: 10, max: 60_000 }),
 

@@ -36,9 +36,13 @@ export async function enqueueJobs(trx: Transaction<IntegrationDatabase> | Kysely
  * replica died mid-call), of live connections that are not paused or waiting for credentials.
  * `slots(connectionId)` says how many more this replica may start for a connection (its
  * concurrency cap, 0 while its breaker is open), so one connection's backlog never takes the
- * whole claim. Claimed jobs are `running` with a lease and one more attempt counted.
+ * whole claim; connections with no slot at all (`exclude`) are left out of the query, so their
+ * backlog cannot fill the candidates either. Claimed jobs are `running` with a lease and one more attempt counted.
  */
-export async function claimJobs(db: Kysely<IntegrationDatabase>, opts: { limit: number; leaseMs: number; slots: (connectionId: string) => number }): Promise<JobRow[]> {
+export async function claimJobs(
+  db: Kysely<IntegrationDatabase>,
+  opts: { limit: number; leaseMs: number; slots: (connectionId: string) => number; exclude: readonly string[] },
+): Promise<JobRow[]> {
   return db.transaction().execute(async (trx) => {
     const candidates = await sql<{ id: string; connection_id: string }>`
       select j.id, j.connection_id
@@ -46,6 +50,7 @@ export async function claimJobs(db: Kysely<IntegrationDatabase>, opts: { limit: 
         join connections c on c.id = j.connection_id
        where ((j.state = 'pending' and j.due_at <= now()) or (j.state = 'running' and j.lease_until < now()))
          and c.deleted_at is null and not c.paused and c.status <> 'needs-attention'
+         and j.connection_id <> all(${sql.val([...opts.exclude])}::uuid[])
        order by j.due_at
        limit ${opts.limit * 4}
          for update of j skip locked`.execute(trx);

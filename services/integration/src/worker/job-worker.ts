@@ -77,7 +77,8 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
       do {
         again = false;
         if (stopped || total >= opts.workers) break;
-        const jobs = await claimJobs(db, { limit: opts.workers - total, leaseMs: opts.leaseMs, slots });
+        const full = [...inFlight.keys()].filter((id) => slots(id) <= 0);
+        const jobs = await claimJobs(db, { limit: opts.workers - total, leaseMs: opts.leaseMs, slots, exclude: [...new Set([...full, ...opts.breakers.notClosed()].filter((id) => slots(id) <= 0))] });
         if (jobs.length === 0) break;
         const connections = await db.selectFrom('connections').selectAll().where('id', 'in', [...new Set(jobs.map((j) => j.connection_id))]).execute();
         const byId = new Map(connections.map((c) => [c.id, c]));

@@ -34,10 +34,14 @@ export function workerMetrics(registry: Registry, db: Kysely<IntegrationDatabase
   });
   new Gauge({
     name: 'integration_jobs_due',
-    help: 'Jobs waiting whose time has come (every replica sees the same number).',
+    help: 'Jobs waiting whose time has come, of connections that are live, unpaused and not waiting for credentials (every replica sees the same number).',
     registers: [registry],
     async collect() {
-      const row = await sql<{ n: string }>`select count(*) as n from jobs where state = 'pending' and due_at <= now()`.execute(db).catch(() => undefined);
+      const row = await sql<{ n: string }>`
+        select count(*) as n from jobs j join connections c on c.id = j.connection_id
+         where j.state = 'pending' and j.due_at <= now() and c.deleted_at is null and not c.paused and c.status <> 'needs-attention'`
+        .execute(db)
+        .catch(() => undefined);
       if (row) this.set(Number(row.rows[0]?.n ?? 0));
     },
   });
