@@ -287,10 +287,13 @@ export async function jobsOf(h: IntegrationHarness, connectionId: string): Promi
   return rows.map((r) => ({ action: r.action, state: r.state, attempts: r.attempts, issueId: r.issue_id }));
 }
 
-/** One unlabelled sample of the service's /metrics (what a Prometheus scrape sees). */
+/** The sample of a metric without labels of its own (only the service's default ones) on /metrics, as a scrape sees it. */
 export async function metricValue(h: IntegrationHarness, name: string): Promise<number> {
   const text = await (await fetch(`${h.base}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  if (!line) throw new Error(`no sample of ${name} on /metrics`);
-  return Number(line.slice(name.length + 1));
+  const sample = new RegExp(`^${name}(?:\\{service="[^"]*"\\})? (\\S+)$`);
+  for (const line of text.split('\n')) {
+    const match = sample.exec(line);
+    if (match) return Number(match[1]);
+  }
+  throw new Error(`no sample of ${name} on /metrics`);
 }
