@@ -86,7 +86,7 @@ describe('an issue filed through the public API', () => {
     expect(links.find((l) => l.kind === 'github')!.externalKey).toBe(`acme/shop#${ghIssue.number}`);
 
     // A person closes it on GitHub; GitHub calls the hook through the gateway.
-    expect(await github.closeIssue('acme', 'shop', ghIssue.number, 'completed')).toBe(202);
+    expect(await github.closeIssue('acme', 'shop', ghIssue.number, 'completed')).toBe(200);
     const fixed = await eventually(async () => {
       const res = await call(sys, 'GET', `/api/v1/issues/${issueId}`, { apiKey: t.keys.all!.key });
       expect(res.body.status).toBe('Fixed');

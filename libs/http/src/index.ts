@@ -1,5 +1,5 @@
 export { createApp, type AppOptions, type ServiceApp, type ReadinessCheck } from './app.ts';
-export { jsonBodies, declaresBody, unsafeJsonErrors, JSON_MEDIA_TYPES, DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH } from './json-body.ts';
+export { jsonBodies, declaresBody, unsafeJsonErrors, JSON_MEDIA_TYPES, DEFAULT_BODY_LIMIT, TRACKER_HOOK_BODY_LIMIT, MAX_JSON_DEPTH } from './json-body.ts';
 export { isDependencyOutage } from './dependency-errors.ts';
 export { AppError, ERROR_KINDS, problemType, notFound, conflict, validationFailed, type ErrorCode, type FieldErrors } from './errors.ts';
 export { problemBody, sendProblem, problemHandler, PROBLEM_CONTENT_TYPE, DEFAULT_RETRY_AFTER_SECONDS, type ProblemBody } from './problem.ts';

@@ -4,6 +4,8 @@ import { AppError, validationFailed, type FieldErrors } from './errors.ts';
 /** Request media types the contract accepts (spec section 4). */
 export const JSON_MEDIA_TYPES = ['application/json', 'text/json', 'application/*+json'];
 export const DEFAULT_BODY_LIMIT = 256 * 1024;
+/** Issue trackers' webhooks (an issue's whole body and more, GitHub's up to 25 MB): read raw, up to this. */
+export const TRACKER_HOOK_BODY_LIMIT = 1024 * 1024;
 /**
  * Deepest nesting of arrays and objects a body may have. No request schema goes beyond 4;
  * code that recurses over a value (String() of an array, zod) overflowed the stack at ~10,000.

@@ -1,3 +1,4 @@
+import { TRACKER_HOOK_BODY_LIMIT } from '@preflight/http';
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../src/app.ts';
@@ -155,9 +156,13 @@ describe('inbound hooks', () => {
     expect((await call(gw.url, 'POST', `/integrations/v1/hooks/${randomUUID()}`, { body: '{}' })).status).toBe(200);
   });
 
-  it('applies the body limit: a declared body over 256 KiB is 413 before anything is forwarded', async () => {
+  it('takes tracker bodies up to TRACKER_HOOK_BODY_LIMIT (a long issue is more than the API’s 256 KiB); beyond, 413 before anything is forwarded', async () => {
+    const large = `"${'x'.repeat(512 * 1024)}"`;
+    const taken = await call(gw.url, 'POST', `/integrations/v1/hooks/${randomUUID()}`, { body: large });
+    expect(taken.status).toBe(200);
+    expect(lastSeen().body).toBe(large);
     const before = integration.requests.length;
-    const res = await call(gw.url, 'POST', `/integrations/v1/hooks/${randomUUID()}`, { body: `"${'x'.repeat(256 * 1024)}"` });
+    const res = await call(gw.url, 'POST', `/integrations/v1/hooks/${randomUUID()}`, { body: `"${'x'.repeat(TRACKER_HOOK_BODY_LIMIT)}"` });
     expectProblem(res, 413);
     expect(integration.requests.length).toBe(before);
   });

@@ -71,6 +71,7 @@ export function integrationService(resolvers: IntegrationResolvers = {}): Servic
         pollMs: config.INTEGRATION_POLL_INTERVAL_MS,
         maxAttempts: config.INTEGRATION_MAX_ATTEMPTS,
         breakerResetMs: config.INTEGRATION_BREAKER_RESET_MS,
+        createRetryMinMs: config.INTEGRATION_CREATE_RETRY_MIN_MS,
       });
       const consumer = await startConsumer({
         js,

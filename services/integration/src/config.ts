@@ -32,6 +32,9 @@ export const integrationConfigShape = {
   INTEGRATION_WORKERS: env.int(64, { min: 1, max: 10_000 }),
   // Tries of one job before it is given up (the waits grow from 1 s to 1 h: domain/backoff.ts).
   INTEGRATION_MAX_ATTEMPTS: env.int(12, { min: 1, max: 100 }),
+  // The least wait before a tracker create that failed is tried again: the retry first searches
+  // for the issue the failed try may have made, and Jira's search lags new issues by seconds.
+  INTEGRATION_CREATE_RETRY_MIN_MS: env.int(30_000, { min: 0, max: 3_600_000 }),
   // A claimed job whose replica died is claimed again after this; keep it above the longest job
   // (a tracker create makes up to three provider calls and one issue-service read).
   INTEGRATION_LEASE_MS: env.int(120_000, { min: 1_000, max: 3_600_000 }),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeGithub, startFakeSlack, startFakeTeams, type FakeGithub, type FakeSlack, type FakeTeams } from '@preflight/provider-fakes';
+import { createEvent, toTimestamp } from '@preflight/events';
 import { eventually } from '@preflight/testing';
 import { activityOf, connect, integrationSuite } from './harness.ts';
 
@@ -70,6 +71,18 @@ describe('chat channels', () => {
     expect(texts.some((t) => t.includes('Filed while paused'))).toBe(false);
     // Moving to InProgress is an IssueUpdated, which this channel did not select: one status message, the close.
     expect(texts.filter((t) => t.includes('Watched and severe'))).toHaveLength(2);
+  });
+});
+
+describe('campaign events in chat', () => {
+  it('announces a selected campaign event whatever the severity floor, which is about issues', async () => {
+    const orgId = randomUUID();
+    const campaignId = randomUUID();
+    await connect(h, orgId, { kind: 'slack', name: 'Launches', config: {}, credentials: { webhookUrl: slack.webhookUrl('#launches') }, events: ['CampaignLaunched'], minSeverity: 'Critical' });
+    await h.pub.publish(createEvent('CampaignLaunched', { campaignId, orgId, name: 'Autumn sale', status: 'Active', occurredAt: toTimestamp(new Date()) }), { orgId });
+    const message = await slack.waitForMessage((m) => m.channel === '#launches');
+    expect(slackText(message)).toContain('Autumn sale');
+    expect(slackText(message)).toContain('launched');
   });
 });
 

@@ -1,3 +1,4 @@
+import { TRACKER_HOOK_BODY_LIMIT } from '@preflight/http';
 import type { RouteSpec } from '../routing/route.ts';
 import { createApiKey } from './create-api-key.ts';
 import { createOrganization } from './create-organization.ts';
@@ -106,5 +107,6 @@ export const ROUTES: readonly RouteSpec[] = [
     limitBy: 'connectionId',
     upstream: 'integration',
     forwardHeaders: TRACKER_HOOK_HEADERS,
+    bodyLimitBytes: TRACKER_HOOK_BODY_LIMIT,
   },
 ];

@@ -74,7 +74,8 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
     }
     const { route, params } = match;
     res.locals.routeLabel = route.pattern;
-    refuseFromHead(req, DEFAULT_BODY_LIMIT);
+    const bodyLimit = ('bodyLimitBytes' in route && route.bodyLimitBytes) || DEFAULT_BODY_LIMIT;
+    refuseFromHead(req, bodyLimit);
 
     let caller: Caller | undefined;
     let key: KeyIdentity | undefined;
@@ -120,7 +121,7 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
     if (!caller && route.auth !== 'none') throw new Error(`route ${route.method} ${route.pattern} forwards without a caller`);
     let body: Buffer | undefined;
     try {
-      body = await readBody(req, DEFAULT_BODY_LIMIT, bodyDeadlineMs);
+      body = await readBody(req, bodyLimit, bodyDeadlineMs);
     } catch (err) {
       if (req.destroyed) return; // the caller left mid-body; nobody to answer
       throw err;

@@ -43,8 +43,9 @@ export type RouteAuth = { auth: 'none'; limitBy?: string } | { auth: 'api-key'; 
 /**
  * Where a matched request goes: a service, or a handler in this process. `forwardHeaders` adds
  * request headers (lower case) to the ones every forwarded request carries (proxy/headers.ts),
- * for a route whose callers sign or describe their requests in headers of their own.
+ * for a route whose callers sign or describe their requests in headers of their own;
+ * `bodyLimitBytes` replaces the default body limit for callers that send more (trackers' hooks).
  */
-export type RouteTarget = { upstream: UpstreamName; forwardHeaders?: readonly string[] } | { local: LocalEndpoint };
+export type RouteTarget = { upstream: UpstreamName; forwardHeaders?: readonly string[]; bodyLimitBytes?: number } | { local: LocalEndpoint };
 
 export type RouteSpec = { method: HttpMethod; pattern: string } & RouteAuth & RouteTarget;

@@ -67,7 +67,8 @@ export function createIssueClient(baseUrl: string): IssueClient {
       const { status, json } = await call('POST', `/internal/v1/issues/${encodeURIComponent(issueId)}/status`, change);
       if (status === 200) return { kind: 'changed', status: change.to };
       if (status === 404) return { kind: 'not_found' };
-      if (status === 409) {
+      // 409: the workflow refuses the move; 422: the move needs what a tracker cannot give (a Duplicate's original).
+      if (status === 409 || status === 422) {
         const problem = (json ?? {}) as { detail?: string; currentStatus?: unknown };
         const current = IssueStatusSchema.safeParse(problem.currentStatus);
         return { kind: 'not_allowed', current: current.success ? current.data : null, detail: problem.detail ?? 'the workflow does not allow it' };

@@ -78,7 +78,8 @@ async function jobsFor(trx: Trx, eventId: string, event: DomainEvent): Promise<N
       if (job) jobs.push(job);
     } else if (publicEvent && c.events.includes(publicEvent.eventType)) {
       const payload = await announcePayload(trx, event, publicEvent.eventType);
-      if (payload && passesSeverity(c.min_severity, payload.severity)) {
+      // The severity floor is about issues; a campaign's events always pass it.
+      if (payload && (payload.event === 'Other' || passesSeverity(c.min_severity, payload.severity))) {
         jobs.push({ connectionId: c.id, issueId: payload.issueId, action: 'announce', dedupeKey: `${eventId}:announce`, payload: payload as unknown as Record<string, unknown> });
       }
     }

@@ -25,6 +25,8 @@ export function inboundTarget(change: InboundState, current: IssueStatus): Inbou
     case 'mapped':
       to = change.to;
       if (!to) return { skip: `the tracker status '${change.name}' maps to no Preflight status` };
+      // A duplicate needs its original, which a tracker's status cannot name (the map may still use it outbound).
+      if (to === 'Duplicate') return { skip: `the tracker status '${change.name}' maps to Duplicate, which needs the original issue: mark it in Preflight` };
       break;
   }
   if (to === current) return { skip: `the issue is already ${current}` };

@@ -1,18 +1,16 @@
 import { createHash } from 'node:crypto';
 import express from 'express';
-import { AppError, isUuid, sendJson } from '@preflight/http';
+import { AppError, isUuid, sendJson, TRACKER_HOOK_BODY_LIMIT } from '@preflight/http';
 import { openSecret, SecretUnavailableError } from '@preflight/secret-box';
-import { inboundSecretContext } from '../domain/sealing.ts';
+import { credentialsContext, inboundSecretContext } from '../domain/sealing.ts';
 import { TRACKER_PROVIDERS, isTrackerKind } from '../providers/index.ts';
 import { recordActivity } from '../storage/activity.ts';
-import { findConnection, inboundSecretOf } from '../storage/connections.ts';
+import { credentialsOf, findConnection, inboundSecretOf, type ConnectionRow } from '../storage/connections.ts';
 import { enqueueJobs } from '../storage/jobs.ts';
 import { findLinkByExternalId } from '../storage/links.ts';
 import type { InboundPayload } from '../worker/payloads.ts';
 import type { Registration } from './context.ts';
 
-/** Trackers' hook bodies are small; GitHub caps its payloads at 25 MB, ours at this. */
-export const INBOUND_BODY_LIMIT = 1024 * 1024;
 
 const unauthorized = () => new AppError('unauthorized', 'The request is not signed with this connection’s inbound secret.');
 
@@ -20,6 +18,23 @@ const unauthorized = () => new AppError('unauthorized', 'The request is not sign
 function deliveryKey(headers: Record<string, string | string[] | undefined>, raw: Buffer): string {
   const id = headers['x-github-delivery'] ?? headers['linear-delivery'] ?? headers['x-atlassian-webhook-identifier'];
   return `inbound:${typeof id === 'string' && id ? id : createHash('sha256').update(raw).digest('hex')}`;
+}
+
+/**
+ * The secret the tracker signs with: the one the tracker made up when the connection's
+ * credentials carry it (`webhookSecret`, Linear), else the connection's own inbound secret.
+ * Undefined when neither can be opened (a key missing from the ring: logged).
+ */
+function hookSecretOf(ctx: Parameters<Registration>[1], connection: ConnectionRow): string | undefined {
+  try {
+    const credentials = JSON.parse(openSecret(ctx.keys, credentialsOf(connection), credentialsContext(connection.id))) as { webhookSecret?: unknown };
+    if (typeof credentials.webhookSecret === 'string' && credentials.webhookSecret) return credentials.webhookSecret;
+    const sealed = inboundSecretOf(connection);
+    return sealed ? openSecret(ctx.keys, sealed, inboundSecretContext(connection.id)) : undefined;
+  } catch (err) {
+    if (err instanceof SecretUnavailableError) ctx.logger.error({ connectionId: connection.id, keyId: err.keyId }, 'inbound secret cannot be decrypted');
+    return undefined;
+  }
 }
 
 /** GitHub may post `application/x-www-form-urlencoded` with the JSON in `payload`. */
@@ -33,24 +48,18 @@ function parseBody(contentType: string | undefined, raw: Buffer): unknown {
  * POST /integrations/v1/hooks/:connectionId, from the public ingress without an API key: a
  * tracker's webhook. Only a request signed with the connection's inbound secret in the
  * provider's own way is read (anything else: 401, nothing changes, and an unknown connection
- * looks the same). A state change of a linked issue is queued (202) and applied by the worker
- * through the issue service; an echo of a change this service made, or anything else, is 200.
+ * looks the same). A state change of a linked issue is queued and applied by the worker through
+ * the issue service (`accepted`); an echo of a change this service made, or anything else, is
+ * `ignored`. Both are 200.
  */
 export const publicInboundHook: Registration = (app, ctx) => {
-  app.post('/integrations/v1/hooks/:connectionId', express.raw({ type: () => true, limit: INBOUND_BODY_LIMIT }), async (req, res) => {
+  app.post('/integrations/v1/hooks/:connectionId', express.raw({ type: () => true, limit: TRACKER_HOOK_BODY_LIMIT }), async (req, res) => {
     const id = String(req.params.connectionId);
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const connection = isUuid(id) ? await findConnection(ctx.db, id.toLowerCase()) : undefined;
     if (!connection || !isTrackerKind(connection.kind)) throw unauthorized();
-    const sealed = inboundSecretOf(connection);
-    if (!sealed) throw unauthorized();
-    let secret: string;
-    try {
-      secret = openSecret(ctx.keys, sealed, inboundSecretContext(connection.id));
-    } catch (err) {
-      if (err instanceof SecretUnavailableError) ctx.logger.error({ connectionId: connection.id, keyId: err.keyId }, 'inbound secret cannot be decrypted');
-      throw unauthorized();
-    }
+    const secret = hookSecretOf(ctx, connection);
+    if (!secret) throw unauthorized();
     const provider = TRACKER_PROVIDERS[connection.kind];
     if (!provider.hooks.verify(req.headers, raw, secret)) {
       ctx.logger.warn({ connectionId: connection.id }, 'inbound hook with a bad signature refused');
@@ -83,6 +92,7 @@ export const publicInboundHook: Registration = (app, ctx) => {
     const payload: InboundPayload = { issueId: link.issue_id, externalId: change.externalId, externalKey: change.externalKey, state: change.state, change: change.change };
     await enqueueJobs(ctx.db, [{ connectionId: connection.id, issueId: link.issue_id, action: 'apply-inbound', dedupeKey: deliveryKey(req.headers, raw), payload: payload as unknown as Record<string, unknown> }]);
     ctx.worker.kick();
-    sendJson(req, res, 202, { status: 'accepted' });
+    // 200, not 202: Linear counts anything but 200 as a failed delivery.
+    sendJson(req, res, 200, { status: 'accepted' });
   });
 };

@@ -115,6 +115,20 @@ export async function createPending(db: Kysely<IntegrationDatabase>, connectionI
   return row !== undefined;
 }
 
+/** Whether a create or status sync to this tracker issue is running now (its result not recorded yet). */
+export async function outboundRunning(db: Kysely<IntegrationDatabase>, connectionId: string, issueId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('connection_id', '=', connectionId)
+    .where('issue_id', '=', issueId)
+    .where('action', 'in', ['create', 'sync-status'])
+    .where('state', '=', 'running')
+    .where('lease_until', '>', sql<Date>`now()`)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Finished jobs older than the retention go (the activity log keeps what happened). */
 export async function pruneFinishedJobs(db: Kysely<IntegrationDatabase>, olderThanDays: number): Promise<number> {
   const result = await db.deleteFrom('jobs').where('finished_at', '<', sql<Date>`now() - ${`${olderThanDays} days`}::interval`).executeTakeFirst();

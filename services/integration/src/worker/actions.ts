@@ -7,7 +7,7 @@ import { isTrackerKind } from '../providers/index.ts';
 import type { ChatMessage, IssueCard, TrackerKind } from '../providers/provider.ts';
 import type { ActivityEntry } from '../storage/activity.ts';
 import type { ConnectionRow } from '../storage/connections.ts';
-import { createPending, type JobRow } from '../storage/jobs.ts';
+import { createPending, outboundRunning, type JobRow } from '../storage/jobs.ts';
 import { externalIssueOf, findLink, saveLink, setLinkState } from '../storage/links.ts';
 import type { IntegrationDatabase } from '../storage/schema.ts';
 import type { ConnectionClients } from './connection-clients.ts';
@@ -26,8 +26,9 @@ export type ActionOutcome =
   | { kind: 'done'; activity: Omit<ActivityEntry, 'connectionId'> }
   | { kind: 'wait'; delayMs: number; why: string };
 
-/** How long a status sync waits for the create of its tracker issue to finish. */
+/** How long a status sync waits for the create of its tracker issue, and a hook for a sync in flight, to finish. */
 const CREATE_WAIT_MS = 2_000;
+const OUTBOUND_WAIT_MS = 1_000;
 
 const done = (activity: Omit<ActivityEntry, 'connectionId'>): ActionOutcome => ({ kind: 'done', activity });
 
@@ -109,6 +110,10 @@ async function syncStatus(deps: ActionDeps, connection: ConnectionRow & { kind: 
 /** A verified tracker change, through the issue service's workflow (history, events, webhooks). */
 async function applyInbound(deps: ActionDeps, connection: ConnectionRow, p: InboundPayload): Promise<ActionOutcome> {
   const base = { direction: 'in' as const, issueId: p.issueId, action: 'status-change', externalKey: p.externalKey };
+  // A push of ours still in flight may be what this hook reports: wait for it to record the state it set.
+  if (await outboundRunning(deps.db, connection.id, p.issueId)) return { kind: 'wait', delayMs: OUTBOUND_WAIT_MS, why: 'waiting for a sync to this tracker issue to finish' };
+  const link = await findLink(deps.db, connection.id, p.issueId);
+  if (link?.state === p.state) return done({ ...base, outcome: 'skipped', error: `echo: the tracker issue is already ${p.state}, as last synced` });
   const issue = await deps.issues.issue(p.issueId);
   if (!issue) return done({ ...base, outcome: 'skipped', error: 'the issue no longer exists' });
   const decision = inboundTarget(p.change, issue.status);

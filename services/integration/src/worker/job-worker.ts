@@ -29,6 +29,8 @@ export interface JobWorkerOptions {
   pollMs: number;
   maxAttempts: number;
   breakerResetMs: number;
+  /** The least wait before a failed create is tried again (trackers' search indexes lag new issues). */
+  createRetryMinMs: number;
 }
 
 export interface JobWorker {
@@ -141,14 +143,18 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
   }
 
   async function fail(job: JobRow, connection: ConnectionRow, err: unknown): Promise<void> {
+    const inbound = job.action === 'apply-inbound';
+    const externalKey = typeof job.payload.externalKey === 'string' ? job.payload.externalKey : null;
     const entry = (outcome: ActivityEntry['outcome'], error: string, statusCode: number | null = null): ActivityEntry => ({
       connectionId: connection.id,
-      direction: job.action === 'apply-inbound' ? 'in' : 'out',
+      direction: inbound ? 'in' : 'out',
       issueId: job.issue_id,
-      action: job.action,
+      // The names the activity log uses for what succeeded too (actions.ts).
+      action: inbound ? 'status-change' : job.action,
       outcome,
       statusCode,
       error,
+      externalKey,
     });
     if (err instanceof BreakerOpen) return retryJob(db, job.id, { delayMs: opts.breakerResetMs, error: 'circuit breaker open', countAttempt: false });
     if (err instanceof IssueServiceUnavailable) {
@@ -190,7 +196,9 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
       await finishJob(db, job.id, 'failed', provider.message);
       await recordActivity(db, entry('failed', `${provider.message} (gave up after ${job.attempts} tries)`, provider.statusCode));
     } else {
-      await retryJob(db, job.id, { delayMs: backoffMs(job.attempts), error: provider.message, countAttempt: true });
+      // A create that may have reached the tracker is tried again only once its search can find what it made.
+      const delayMs = job.action === 'create' ? Math.max(backoffMs(job.attempts), opts.createRetryMinMs) : backoffMs(job.attempts);
+      await retryJob(db, job.id, { delayMs, error: provider.message, countAttempt: true });
       await recordActivity(db, entry('retrying', provider.message, provider.statusCode));
     }
     await recordConnectionHealth(db, connection.id, { status: 'failing', error: provider.message });

@@ -28,7 +28,9 @@ export const linearCredentialsSchema = z.strictObject({
     .min(1, 'Must not be empty.')
     .max(255, 'Must be at most 255 characters.')
     .regex(/^[\x21-\x7e]+$/, 'Must be a Linear API key (no spaces or special characters).'),
-}, { error: (issue) => (issue.code === 'unrecognized_keys' ? 'Must have no properties besides apiKey.' : 'Must be an object with apiKey.') });
+  // Linear makes up the signing secret of a webhook created on its settings page; pasted here, inbound hooks are checked with it instead of the connection's own.
+  webhookSecret: z.string({ error: 'Must be the signing secret Linear shows for the webhook.' }).min(1, 'Must not be empty.').max(255, 'Must be at most 255 characters.').optional(),
+}, { error: (issue) => (issue.code === 'unrecognized_keys' ? 'Must have no properties besides apiKey and webhookSecret.' : 'Must be an object with apiKey.') });
 
 export type LinearConfig = z.infer<typeof linearConfigSchema>;
 export type LinearCredentials = z.infer<typeof linearCredentialsSchema>;
