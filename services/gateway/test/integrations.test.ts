@@ -42,6 +42,8 @@ describe('admin integration routes', () => {
       ['DELETE', `/admin/v1/integrations/${id}`, undefined],
       ['POST', `/admin/v1/integrations/${id}/test`, undefined],
       ['GET', `/admin/v1/integrations/${id}/activity?limit=10`, undefined],
+      ['POST', `/admin/v1/integrations/${id}/inbound-secret`, undefined],
+      ['POST', `/admin/v1/integrations/${id}/retry`, undefined],
       ['GET', `/admin/v1/issues/${issueId}/links`, undefined],
     ];
     for (const [method, path, body] of cases) {

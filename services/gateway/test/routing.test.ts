@@ -54,6 +54,8 @@ describe('route matching', () => {
       ['DELETE', '/admin/v1/integrations/:id', 'admin'],
       ['POST', '/admin/v1/integrations/:id/test', 'admin'],
       ['GET', '/admin/v1/integrations/:id/activity', 'admin'],
+      ['POST', '/admin/v1/integrations/:id/inbound-secret', 'admin'],
+      ['POST', '/admin/v1/integrations/:id/retry', 'admin'],
       ['GET', '/admin/v1/issues/:id/links', 'admin'],
       ['POST', '/integrations/v1/hooks/:connectionId', 'none'],
     ]);

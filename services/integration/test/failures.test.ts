@@ -5,8 +5,9 @@ import { eventually } from '@preflight/testing';
 import { activityOf, connect, connectionOf, integrationSuite, jobsOf, metricValue } from './harness.ts';
 
 // A call budget with room to spare: the isolation test asserts other calls finish while these still hang.
+// The lease stays well above a job's longest run (as in production), so no try is claimed twice.
 const CALL_TIMEOUT_MS = 2_000;
-const h = integrationSuite({ INTEGRATION_CALL_TIMEOUT_MS: String(CALL_TIMEOUT_MS) });
+const h = integrationSuite({ INTEGRATION_CALL_TIMEOUT_MS: String(CALL_TIMEOUT_MS), INTEGRATION_LEASE_MS: '20000' });
 const fakes: Array<{ close(): Promise<void> }> = [];
 afterAll(async () => {
   await Promise.all(fakes.map((f) => f.close()));

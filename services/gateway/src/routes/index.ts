@@ -96,6 +96,8 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'DELETE', pattern: '/admin/v1/integrations/:id', auth: 'admin', upstream: 'integration' },
   { method: 'POST', pattern: '/admin/v1/integrations/:id/test', auth: 'admin', upstream: 'integration' },
   { method: 'GET', pattern: '/admin/v1/integrations/:id/activity', auth: 'admin', upstream: 'integration' },
+  { method: 'POST', pattern: '/admin/v1/integrations/:id/inbound-secret', auth: 'admin', upstream: 'integration' },
+  { method: 'POST', pattern: '/admin/v1/integrations/:id/retry', auth: 'admin', upstream: 'integration' },
   { method: 'GET', pattern: '/admin/v1/issues/:id/links', auth: 'admin', upstream: 'integration' },
 
   // Inbound hooks of issue trackers: no API key (the integration service checks the provider's

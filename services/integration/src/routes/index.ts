@@ -3,6 +3,8 @@ import { adminDeleteIntegration } from './admin-delete-integration.ts';
 import { adminIssueLinks } from './admin-issue-links.ts';
 import { adminListActivity } from './admin-list-activity.ts';
 import { adminListIntegrations } from './admin-list-integrations.ts';
+import { adminRetryFailed } from './admin-retry-failed.ts';
+import { adminRotateInboundSecret } from './admin-rotate-inbound-secret.ts';
 import { adminTestIntegration } from './admin-test-integration.ts';
 import { adminUpdateIntegration } from './admin-update-integration.ts';
 import type { Registration } from './context.ts';
@@ -17,6 +19,8 @@ export const adminRegistrations: Registration[] = [
   adminTestIntegration,
   adminListActivity,
   adminIssueLinks,
+  adminRotateInboundSecret,
+  adminRetryFailed,
 ];
 
 export const publicRegistrations: Registration[] = [publicInboundHook];

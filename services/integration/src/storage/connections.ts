@@ -101,6 +101,11 @@ export async function updateConnection(db: Kysely<IntegrationDatabase>, id: stri
   });
 }
 
+/** A tracker's new inbound secret; the old one stops opening hooks at once. */
+export async function replaceInboundSecret(db: Kysely<IntegrationDatabase>, id: string, sealed: SealedSecret): Promise<void> {
+  await db.updateTable('connections').set({ ...inboundColumns(sealed), updated_at: sql<Date>`now()` }).where('id', '=', id).where('deleted_at', 'is', null).execute();
+}
+
 /** Deletes a connection: nothing more is sent for it (its waiting jobs are cancelled with it). */
 export async function deleteConnection(db: Kysely<IntegrationDatabase>, id: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {

@@ -129,6 +129,17 @@ export async function outboundRunning(db: Kysely<IntegrationDatabase>, connectio
   return row !== undefined;
 }
 
+/** The connection's given-up jobs, pending again from their first try; how many. */
+export async function requeueFailedJobs(db: Kysely<IntegrationDatabase>, connectionId: string): Promise<number> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ state: 'pending', attempts: 0, due_at: sql<Date>`now()`, last_error: null, finished_at: null, lease_until: null })
+    .where('connection_id', '=', connectionId)
+    .where('state', '=', 'failed')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /** Finished jobs older than the retention go (the activity log keeps what happened). */
 export async function pruneFinishedJobs(db: Kysely<IntegrationDatabase>, olderThanDays: number): Promise<number> {
   const result = await db.deleteFrom('jobs').where('finished_at', '<', sql<Date>`now() - ${`${olderThanDays} days`}::interval`).executeTakeFirst();
