@@ -8,10 +8,10 @@ import type { Logger } from '@preflight/log';
 import { counter, errorMessage, gauge } from './metrics.ts';
 import { Sleeper } from './sleeper.ts';
 import { listenFor } from '@preflight/db';
+import { EVENT_TYPE_HEADER, ORG_ID_HEADER } from '@preflight/events';
 
-/** Headers every relayed message carries besides `Nats-Msg-Id` (= the event id). */
-export const EVENT_TYPE_HEADER = 'Preflight-Event-Type';
-export const ORG_ID_HEADER = 'Preflight-Org-Id';
+// Headers every relayed message carries besides `Nats-Msg-Id` (= the event id): declared with the events.
+export { EVENT_TYPE_HEADER, ORG_ID_HEADER } from '@preflight/events';
 
 /**
  * The `outbox` table, for a service to add to its own migration list (for example as

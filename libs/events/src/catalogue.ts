@@ -93,6 +93,10 @@ export function createEvent<K extends DomainEventKind>(kind: K, init: DomainEven
   return { kind, message: create(DOMAIN_EVENTS[kind].schema as GenMessage<any>, init as any) } as DomainEvent;
 }
 
+/** The NATS headers every published domain event carries besides `Nats-Msg-Id`: its protobuf type name and its organisation. */
+export const EVENT_TYPE_HEADER = 'Preflight-Event-Type';
+export const ORG_ID_HEADER = 'Preflight-Org-Id';
+
 /** What `enqueueEvent` (libs/bus) needs to put a domain event in the outbox. */
 export interface EncodedEvent {
   subject: string;

@@ -17,6 +17,8 @@ export {
   campaignStatusEventKind,
   toTimestamp,
   fromTimestamp,
+  EVENT_TYPE_HEADER,
+  ORG_ID_HEADER,
   type EventOwner,
   type DomainEvent,
   type DomainEventKind,

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { EVENT_TYPE_HEADER, ORG_ID_HEADER } from '@preflight/bus';
-import { encodeEvent, type DomainEvent } from '@preflight/events';
+import { EVENT_TYPE_HEADER, ORG_ID_HEADER, encodeEvent, type DomainEvent } from '@preflight/events';
 import { TEST_NATS_URL } from './isolation.ts';
 
 export interface Publisher {
