@@ -8,6 +8,7 @@
  * Options (run the workspace script directly to pass them: `npm run bench -w tests -- --quick`):
  *   --quick            short runs (1 s warm-up, 3 s measured) to check the harness; docs untouched
  *   --only=list|create one scenario; docs untouched
+ *   --only=events|delivery|integrations  one benchmark alone (its section is written unless --quick/--no-write)
  *   --no-write         print only
  *   --cpu-prof=DIR     profile the services (inspector), DIR/<service>-<pid>.cpuprofile written at stop
  *   --note=TEXT        a line quoted under the machine facts (e.g. "machine shared with test runs")
@@ -15,6 +16,8 @@
  *                      DB_POOL_MAX=20 to compare pool sizes; listed in the report's settings
  *   --delivery-replicas=N  delivery service processes in the delivery benchmark (default 2,
  *                      the chart's replicaCount)
+ *   --integration-replicas=N  integration service processes in the integration benchmark
+ *                      (default 2, the chart's replicaCount)
  * Exit status: 0 when the run completed (whether or not every target was met), 1 on an error.
  */
 import { mkdirSync } from 'node:fs';
@@ -39,13 +42,15 @@ const { values: args } = parseArgs({
     note: { type: 'string' },
     'service-env': { type: 'string', multiple: true },
     'delivery-replicas': { type: 'string' },
+    'integration-replicas': { type: 'string' },
   },
   strict: true,
 });
 if (args.only === undefined || args.only === 'events') await (await import('./events/index.ts')).runEventsBench(args); // tests/bench/events: exits here with --only=events
 if (args.only === undefined || args.only === 'delivery') await (await import('./delivery/index.ts')).runDeliveryBench(args); // tests/bench/delivery: exits here with --only=delivery
+if (args.only === undefined || args.only === 'integrations') await (await import('./integrations/index.ts')).runIntegrationsBench(args); // tests/bench/integrations: exits here with --only=integrations
 if (args.only !== undefined && args.only !== 'list' && args.only !== 'create') {
-  console.error(`--only must be list or create, not ${args.only}`);
+  console.error(`--only must be events, delivery, integrations, list or create, not ${args.only}`);
   process.exit(2);
 }
 

@@ -66,20 +66,20 @@ function numericDirs(dir: string): number[] {
   }
 }
 
-/** Local ports of the TCP connections `pids` hold open to Postgres. */
-function postgresClientPorts(pids: number[]): Set<number> {
-  const inodes = new Set<string>();
+/** Local ports of the TCP connections `pids` hold open to Postgres, each with the pid holding it. */
+function postgresClientPorts(pids: number[]): Map<number, number> {
+  const inodes = new Map<string, number>();
   for (const pid of pids) {
     for (const fd of numericDirs(`/proc/${pid}/fd`)) {
       try {
         const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-        if (m) inodes.add(m[1]!);
+        if (m) inodes.set(m[1]!, pid);
       } catch {
         // closed meanwhile
       }
     }
   }
-  const ports = new Set<number>();
+  const ports = new Map<number, number>();
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let lines: string[];
     try {
@@ -92,7 +92,7 @@ function postgresClientPorts(pids: number[]): Set<number> {
       if (f.length < 10 || !inodes.has(f[9]!)) continue;
       const local = parseInt(f[1]!.split(':')[1]!, 16);
       const remote = parseInt(f[2]!.split(':')[1]!, 16);
-      if (remote === PG_PORT) ports.add(local);
+      if (remote === PG_PORT) ports.set(local, inodes.get(f[9]!)!);
     }
   }
   return ports;
@@ -104,7 +104,7 @@ function postgresClientPorts(pids: number[]): Set<number> {
  * server, as `nats` (unless a group names it already), which carries every event the services
  * publish and so is part of the system under test, not "other".
  */
-async function resolvePids(groups: CpuGroups): Promise<Map<number, string>> {
+async function resolvePids(groups: CpuGroups, postgresByClient = false): Promise<Map<number, string>> {
   const pids = new Map<number, string>();
   for (const [group, list] of Object.entries(groups)) for (const pid of list) if (pid > 0) pids.set(pid, group);
   for (const pid of numericDirs('/proc')) {
@@ -125,8 +125,9 @@ async function resolvePids(groups: CpuGroups): Promise<Map<number, string>> {
     );
     for (const r of rows) {
       if (r.me) continue;
-      const ours = r.backend_type === 'client backend' ? r.client_port !== null && ports.has(r.client_port) : true;
-      if (ours) pids.set(r.pid, 'postgres');
+      const client = r.backend_type === 'client backend' && r.client_port !== null ? ports.get(r.client_port) : undefined;
+      const ours = r.backend_type === 'client backend' ? client !== undefined : true;
+      if (ours) pids.set(r.pid, postgresByClient && client !== undefined ? `postgres (${pids.get(client)})` : 'postgres');
     }
   } catch {
     // Postgres not reachable from here: its CPU ends up under "other".
@@ -163,15 +164,17 @@ export interface CpuMeter {
 /**
  * One measured window. Call `prepare()` after the warm-up (so the pool connections it opened
  * are found), `start()` when the window opens and `stop()` when it closes. A Postgres backend
- * that connects after `prepare()` is counted under "other".
+ * that connects after `prepare()` is counted under "other". With `postgresByClient`, a client
+ * backend is billed to `postgres (<group>)`, the group of the process it serves, and only
+ * Postgres's background processes stay under `postgres`.
  */
-export function cpuMeter(groups: CpuGroups): CpuMeter {
+export function cpuMeter(groups: CpuGroups, opts: { postgresByClient?: boolean } = {}): CpuMeter {
   let pids = new Map<number, string>();
   let before: Snapshot | undefined;
   let usage: CpuUsage | undefined;
   return {
     async prepare() {
-      pids = await resolvePids(groups);
+      pids = await resolvePids(groups, opts.postgresByClient);
     },
     start() {
       before = snapshot(pids);
@@ -226,4 +229,18 @@ export async function settle(groups: CpuGroups, opts: { idleCores?: number; samp
     if (ours / u.wallS <= idle) return { waitedS: (performance.now() - t0) / 1000, settled: true };
   }
   return { waitedS: (performance.now() - t0) / 1000, settled: false };
+}
+
+/**
+ * The Postgres client backends serving each group's processes (backend pid → group), found as
+ * `cpuMeter` finds them (TCP client ports and pg_stat_activity): for samplers of what those
+ * backends are doing (lib/pg-activity.ts).
+ */
+export async function postgresBackendsOf(groups: CpuGroups): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  for (const [pid, label] of await resolvePids(groups, true)) {
+    const m = /^postgres \((.+)\)$/.exec(label);
+    if (m) out.set(pid, m[1]!);
+  }
+  return out;
 }

@@ -37,7 +37,11 @@ export interface OpenLoopOptions {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export async function openLoop(op: () => Promise<void>, opts: OpenLoopOptions): Promise<OpenLoopResult> {
+/**
+ * `op` gets the operation's number (0 is the first warm-up one) and its due time
+ * (performance.now() milliseconds), e.g. to stamp a request with the moment it was due.
+ */
+export async function openLoop(op: (i: number, dueMs: number) => Promise<void>, opts: OpenLoopOptions): Promise<OpenLoopResult> {
   const interval = 1000 / opts.rate;
   const warmupCount = Math.round(opts.rate * opts.warmupS);
   const total = warmupCount + Math.round(opts.rate * opts.durationS);
@@ -53,7 +57,7 @@ export async function openLoop(op: () => Promise<void>, opts: OpenLoopOptions): 
   const fire = (i: number, due: number) => {
     const measured = i >= warmupCount;
     if (measured) lags.push(performance.now() - due);
-    const p = op().then(
+    const p = op(i, due).then(
       () => {
         if (!measured) return;
         ok += 1;
