@@ -6,15 +6,20 @@ import { jsonBodies } from './json-body.ts';
 import { httpMetrics } from './metrics.ts';
 import { DEFAULT_RETRY_AFTER_SECONDS, problemHandler, sendProblem } from './problem.ts';
 import { traceMiddleware } from './trace.ts';
-
-export type ReadinessCheck = () => Promise<void>;
+import { Dependencies, type DependencyCheck, type ReadinessCheck } from './dependencies.ts';
 
 export interface AppOptions {
   service: string;
   logger: Logger;
   registry: Registry;
-  /** Dependencies that must answer before the process takes traffic (`/readyz`). */
-  readiness?: Record<string, ReadinessCheck>;
+  /**
+   * The process's dependencies. A bare function (or `gate: 'grace'`) fails `/readyz` once it has
+   * failed for longer than `readinessGraceMs`; `gate: 'never'` only shows in `/healthz` and the
+   * `dependency_up` metric. Liveness (`/healthz`) never depends on any of them.
+   */
+  readiness?: Record<string, ReadinessCheck | DependencyCheck>;
+  /** How long a gated dependency may fail before `/readyz` does (default 10 s; 0: at once). */
+  readinessGraceMs?: number;
   /** Leave bodies unparsed (the gateway reads them itself, under a deadline, per route). */
   rawBodies?: boolean;
   bodyLimitBytes?: number;
@@ -60,8 +65,13 @@ export function createApp(opts: AppOptions, mount: (app: Express) => void): Serv
     res.setHeader('X-Content-Type-Options', 'nosniff');
     next();
   });
+  const dependencies = new Dependencies(opts.readiness ?? {}, { graceMs: opts.readinessGraceMs, registry: opts.registry });
+  // Liveness: the process answers. The dependencies' last known state is shown, never waited
+  // for (a round is started for the next ask), so a hanging database cannot fail the probe.
   app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+    const details = dependencies.snapshot();
+    void dependencies.refresh();
+    res.json({ status: 'ok', dependencies: details });
   });
   app.get('/readyz', async (_req, res) => {
     if (draining) {
@@ -69,21 +79,9 @@ export function createApp(opts: AppOptions, mount: (app: Express) => void): Serv
       res.json({ status: 'draining' });
       return;
     }
-    const checks: Record<string, string> = {};
-    let ok = true;
-    await Promise.all(
-      Object.entries(opts.readiness ?? {}).map(async ([name, check]) => {
-        try {
-          await withTimeout(check(), 2000);
-          checks[name] = 'ok';
-        } catch (err) {
-          ok = false;
-          checks[name] = `unavailable: ${(err as Error).message}`;
-        }
-      }),
-    );
-    if (!ok) res.setHeader('Retry-After', String(DEFAULT_RETRY_AFTER_SECONDS));
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'unavailable', checks });
+    const { ready, checks } = await dependencies.readiness();
+    if (!ready) res.setHeader('Retry-After', String(DEFAULT_RETRY_AFTER_SECONDS));
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', checks });
   });
   app.get('/metrics', async (_req, res) => {
     res.setHeader('Content-Type', opts.registry.contentType);
@@ -102,14 +100,4 @@ export function createApp(opts: AppOptions, mount: (app: Express) => void): Serv
   });
   app.use(problemHandler(opts.logger));
   return { app, markDraining: () => (draining = true) };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    promise.then(
-      (v) => (clearTimeout(timer), resolve(v)),
-      (e) => (clearTimeout(timer), reject(e)),
-    );
-  });
 }

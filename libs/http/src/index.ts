@@ -1,4 +1,5 @@
-export { createApp, type AppOptions, type ServiceApp, type ReadinessCheck } from './app.ts';
+export { createApp, type AppOptions, type ServiceApp } from './app.ts';
+export { Dependencies, DEFAULT_READINESS_GRACE_MS, type ReadinessCheck, type DependencyCheck, type DependencyState } from './dependencies.ts';
 export { jsonBodies, declaresBody, unsafeJsonErrors, JSON_MEDIA_TYPES, DEFAULT_BODY_LIMIT, TRACKER_HOOK_BODY_LIMIT, MAX_JSON_DEPTH } from './json-body.ts';
 export { isDependencyOutage } from './dependency-errors.ts';
 export { AppError, ERROR_KINDS, problemType, notFound, conflict, validationFailed, type ErrorCode, type FieldErrors } from './errors.ts';

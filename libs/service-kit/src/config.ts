@@ -16,11 +16,14 @@ export const databaseConfigShape = (schema: string, opts: { poolMin?: number } =
 });
 
 /**
- * The interface a service listens on: every interface in a container (the default), loopback
+ * How a service serves. `BIND_HOST`: every interface in a container (the default), loopback
  * where the service ports must not be reachable from elsewhere (`npm start`).
+ * `READINESS_GRACE_MS`: how long Postgres may be unreachable before `/readyz` fails (a blip
+ * takes no pod out of its Service; 0 fails at once). NATS never fails `/readyz`.
  */
 export const listenConfigShape = {
   BIND_HOST: env.string('0.0.0.0'),
+  READINESS_GRACE_MS: env.int(10_000, { min: 0, max: 600_000 }),
 };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -37,4 +40,5 @@ export interface KitConfig {
   MIGRATE_ON_START: boolean;
   LOG_LEVEL: (typeof LOG_LEVELS)[number];
   BIND_HOST?: string;
+  READINESS_GRACE_MS?: number;
 }

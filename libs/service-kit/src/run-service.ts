@@ -81,7 +81,7 @@ export async function migrateService<DB, C extends KitConfig>(spec: ServiceSpec<
 /**
  * Runs a service: the database and its migrations (unless a hook Job runs them), NATS and
  * the events stream when it uses them, a metrics registry, then its own wiring, the app with
- * `/healthz`, `/readyz` (Postgres, NATS, and its own checks) and `/metrics`, and the server.
+ * `/healthz`, `/readyz` (Postgres after a grace, its own checks; NATS only reported) and `/metrics`, and the server.
  * At shutdown (or a failed start) its releases run first, in order, then NATS and the pool close.
  */
 export async function runService<DB, C extends KitConfig, H extends object = object>(spec: ServiceSpec<DB, C, H>, opts: RunOptions<C>): Promise<RunningService<DB, H>> {
@@ -112,14 +112,22 @@ export async function runService<DB, C extends KitConfig, H extends object = obj
         logger,
         registry,
         ...wiring.app,
+        readinessGraceMs: config.READINESS_GRACE_MS,
         readiness: {
+          // Every route needs Postgres: the pod turns unready once it has been unreachable for
+          // longer than READINESS_GRACE_MS (a blip does not take every pod out at once).
           postgres: database.ping,
-          // A round trip to the server: fails while the connection is down or reconnecting.
+          // A round trip to the server: fails while the connection is down or reconnecting. Never
+          // fails readiness: requests commit their events to the outbox, which the relay
+          // publishes once NATS is back (consumers just pause). Shown in /healthz and dependency_up.
           ...(conn
             ? {
-                nats: async () => {
-                  if (conn.isClosed()) throw new Error('connection closed');
-                  await conn.flush();
+                nats: {
+                  gate: 'never' as const,
+                  check: async () => {
+                    if (conn.isClosed()) throw new Error('connection closed');
+                    await conn.flush();
+                  },
                 },
               }
             : {}),

@@ -135,7 +135,7 @@ describe('crash windows', () => {
 });
 
 describe('operations', () => {
-  it('reports NATS in readiness and exports the outbox, consumer and readiness metrics', async () => {
+  it('reports Postgres and NATS in readiness and exports the outbox, consumer and readiness metrics', async () => {
     const ready = await json(await svc.get('/readyz'), 200);
     expect(ready).toEqual({ status: 'ready', checks: { postgres: 'ok', nats: 'ok' } });
     const metrics = await (await svc.get('/metrics')).text();

@@ -14,7 +14,8 @@ let gw: RunningGateway;
 beforeAll(async () => {
   const db = await databaseThroughLink(TEST_DATABASE_URL);
   link = db.link;
-  gw = await startTestGateway(iso, { DATABASE_URL: db.url });
+  // A short grace, so the test sees readiness go within the blip and fail after it (10 s by default).
+  gw = await startTestGateway(iso, { DATABASE_URL: db.url, READINESS_GRACE_MS: '1500' });
 });
 afterAll(async () => {
   await link?.restore();
@@ -34,9 +35,14 @@ describe('a database outage', () => {
       expect(body.type).toBe('https://preflight.dev/problems/dependency-unavailable');
       expect(JSON.stringify(body)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/);
       expect(res.headers.get('retry-after')).toBe('1');
-      const ready = await call(gw.url, 'GET', '/readyz');
-      expect(ready.status).toBe(503);
-      expect(ready.headers.get('retry-after')).toBe('1');
+      // Readiness tolerates a blip shorter than READINESS_GRACE_MS, then fails; liveness never does.
+      expect((await call(gw.url, 'GET', '/readyz')).status).toBe(200);
+      await eventually(async () => {
+        const ready = await call(gw.url, 'GET', '/readyz');
+        expect(ready.status).toBe(503);
+        expect(ready.headers.get('retry-after')).toBe('1');
+      }, { timeoutMs: 8_000 });
+      expect((await call(gw.url, 'GET', '/healthz')).status).toBe(200);
     } finally {
       await link.restore();
     }
