@@ -21,6 +21,10 @@ export const eventsConfigShape = {
     .default('preflight'),
   EVENTS_STREAM_REPLICAS: env.int(1, { min: 1, max: 5 }),
   EVENTS_STREAM_MAX_AGE_HOURS: env.int(168, { min: 1, max: 24 * 365 }),
+  // `service`: each service creates the stream or updates it to the settings above at start.
+  // `external`: something else owns it (the umbrella chart's hook Job, NACK, an operator); the
+  // service only checks that it exists and captures its subjects, and changes nothing.
+  EVENTS_STREAM_MANAGED: z.enum(['service', 'external']).default('service'),
 };
 
 export interface EventsConfig {
@@ -29,6 +33,7 @@ export interface EventsConfig {
   EVENTS_SUBJECT_PREFIX: string;
   EVENTS_STREAM_REPLICAS: number;
   EVENTS_STREAM_MAX_AGE_HOURS: number;
+  EVENTS_STREAM_MANAGED?: 'service' | 'external';
 }
 
 /** How long JetStream remembers a `Nats-Msg-Id` to drop a re-published event. */
@@ -41,5 +46,6 @@ export function eventStreamOptions(config: EventsConfig): EnsureStreamOptions {
     replicas: config.EVENTS_STREAM_REPLICAS,
     maxAgeMs: config.EVENTS_STREAM_MAX_AGE_HOURS * 3_600_000,
     duplicateWindowMs: DUPLICATE_WINDOW_MS,
+    external: config.EVENTS_STREAM_MANAGED === 'external',
   };
 }

@@ -50,6 +50,11 @@ export interface EnsureStreamOptions {
    * Must exceed the time the outbox relay can take to re-publish after a crash.
    */
   duplicateWindowMs?: number;
+  /**
+   * The stream is provisioned elsewhere (EVENTS_STREAM_MANAGED=external): only check that it
+   * exists and captures `subjects`; never create or update it.
+   */
+  external?: boolean;
 }
 
 /**
@@ -66,6 +71,7 @@ export async function ensureStream(jsm: JetStreamManager, opts: EnsureStreamOpti
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
   } satisfies Partial<StreamConfig>;
+  if (opts.external) return checkStream(jsm, opts);
   const update = () => jsm.streams.update(opts.name, { subjects: config.subjects, num_replicas: config.num_replicas, max_age: config.max_age, duplicate_window: config.duplicate_window });
   if (await streamExists(jsm, opts.name)) return update();
   try {
@@ -75,6 +81,14 @@ export async function ensureStream(jsm: JetStreamManager, opts: EnsureStreamOpti
     if (await streamExists(jsm, opts.name)) return update();
     throw err;
   }
+}
+
+async function checkStream(jsm: JetStreamManager, opts: EnsureStreamOptions): Promise<StreamInfo> {
+  if (!(await streamExists(jsm, opts.name))) throw new Error(`stream ${opts.name} does not exist; it is provisioned outside the service (EVENTS_STREAM_MANAGED=external): create it first`);
+  const info = await jsm.streams.info(opts.name);
+  const missing = opts.subjects.filter((s) => !(info.config.subjects ?? []).includes(s));
+  if (missing.length) throw new Error(`stream ${opts.name} does not capture ${missing.join(', ')} (it has ${(info.config.subjects ?? []).join(', ') || 'none'}); fix its provisioning`);
+  return info;
 }
 
 async function streamExists(jsm: JetStreamManager, name: string): Promise<boolean> {

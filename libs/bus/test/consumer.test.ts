@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { sql } from '@preflight/db';
 import { eventually } from '@preflight/testing';
 import { Registry } from 'prom-client';
+import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureStream, startConsumer, type EventHandler, type RunningConsumer } from '../src/index.ts';
+import { ensureStream, eventStreamOptions, eventsConfigShape, startConsumer, type EventHandler, type RunningConsumer } from '../src/index.ts';
 import type { BatchEventHandler, ConsumedEvent } from '../src/consumer.ts';
 import { createHarness, logger, type Harness, type TestDB } from './harness.ts';
 
@@ -464,5 +465,23 @@ describe('consumer', () => {
     expect(info.config.max_age).toBe(7_200_000 * 1_000_000);
     expect(info.created).toBe(before.created);
     expect(info.state.messages).toBe(before.state.messages);
+  });
+
+  it('ensureStream with external provisioning only checks the stream: never creates or changes it', async () => {
+    const before = await h.jsm.streams.info(h.stream);
+    const info = await ensureStream(h.jsm, { name: h.stream, subjects: [`${h.prefix}.>`], maxAgeMs: 3_600_000, external: true });
+    expect(info.config.max_age).toBe(before.config.max_age);
+    expect((await h.jsm.streams.info(h.stream)).config.max_age).toBe(before.config.max_age);
+    await expect(ensureStream(h.jsm, { name: `${h.stream}_MISSING`, subjects: [`${h.prefix}.>`], external: true })).rejects.toThrow(/does not exist/);
+    await expect(h.jsm.streams.info(`${h.stream}_MISSING`)).rejects.toThrow();
+    await expect(ensureStream(h.jsm, { name: h.stream, subjects: [`${h.prefix}_other.>`], external: true })).rejects.toThrow(/does not capture/);
+  });
+
+  it('eventStreamOptions: EVENTS_STREAM_MANAGED=external asks for a check only', () => {
+    const base = { NATS_URL: 'nats://x:4222', EVENTS_STREAM: 'S', EVENTS_SUBJECT_PREFIX: 'p', EVENTS_STREAM_REPLICAS: 3, EVENTS_STREAM_MAX_AGE_HOURS: 1 };
+    expect(eventStreamOptions(base).external).toBe(false);
+    expect(eventStreamOptions({ ...base, EVENTS_STREAM_MANAGED: 'external' }).external).toBe(true);
+    expect(z.object(eventsConfigShape).parse({}).EVENTS_STREAM_MANAGED).toBe('service');
+    expect(() => z.object(eventsConfigShape).parse({ EVENTS_STREAM_MANAGED: 'nats' })).toThrow();
   });
 });
