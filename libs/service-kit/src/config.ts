@@ -16,13 +16,20 @@ export const databaseConfigShape = (schema: string, opts: { poolMin?: number } =
 });
 
 /**
- * How a service serves. `BIND_HOST`: every interface in a container (the default), loopback
+ * The interface a service listens on: every interface in a container (the default), loopback
  * where the service ports must not be reachable from elsewhere (`npm start`).
- * `READINESS_GRACE_MS`: how long Postgres may be unreachable before `/readyz` fails (a blip
- * takes no pod out of its Service; 0 fails at once). NATS never fails `/readyz`.
  */
 export const listenConfigShape = {
   BIND_HOST: env.string('0.0.0.0'),
+};
+
+/**
+ * What `serviceMain` reads for the kit itself, beside the service's own configuration (so no
+ * service's config.ts, and no chart ConfigMap that mirrors it, has to list it).
+ * `READINESS_GRACE_MS`: how long Postgres may be unreachable before `/readyz` fails (a blip
+ * takes no pod out of its Service; 0 fails at once). NATS never fails `/readyz`.
+ */
+export const kitConfigShape = {
   READINESS_GRACE_MS: env.int(10_000, { min: 0, max: 600_000 }),
 };
 
@@ -40,5 +47,6 @@ export interface KitConfig {
   MIGRATE_ON_START: boolean;
   LOG_LEVEL: (typeof LOG_LEVELS)[number];
   BIND_HOST?: string;
+  /** Normally from `kitConfigShape` (serviceMain); tests may set it here. */
   READINESS_GRACE_MS?: number;
 }

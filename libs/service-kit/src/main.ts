@@ -1,7 +1,7 @@
-import { applyRuntimeFlags, loadSourceMapsNow } from '@preflight/config';
+import { applyRuntimeFlags, loadConfig as loadEnv, loadSourceMapsNow } from '@preflight/config';
 import { exitOnFatalErrors } from '@preflight/http';
 import { createLogger, type Logger } from '@preflight/log';
-import type { KitConfig } from './config.ts';
+import { kitConfigShape, type KitConfig } from './config.ts';
 import { migrateService, runService, type ServiceSpec } from './run-service.ts';
 
 /**
@@ -16,7 +16,8 @@ export async function serviceMain<DB, C extends KitConfig, H extends object>(
 ): Promise<void> {
   if (opts.runtimeFlags ?? true) applyRuntimeFlags();
   loadSourceMapsNow();
-  const config = loadConfig();
+  // The kit's own settings first: a service config that names one of them wins.
+  const config = { ...loadEnv(kitConfigShape), ...loadConfig() };
   const logger = createLogger(spec.name, { level: config.LOG_LEVEL });
   exitOnFatalErrors(logger);
   if (process.argv[2] === 'migrate') {

@@ -14,7 +14,7 @@ let gw: RunningGateway;
 beforeAll(async () => {
   const db = await databaseThroughLink(TEST_DATABASE_URL);
   link = db.link;
-  // A short grace, so the test sees readiness go within the blip and fail after it (10 s by default).
+  // A short grace, so the test sees readiness hold within the blip and fail after it (10 s by default).
   gw = await startTestGateway(iso, { DATABASE_URL: db.url, READINESS_GRACE_MS: '1500' });
 });
 afterAll(async () => {

@@ -22,7 +22,9 @@ export function isolation(): Isolation {
 
 /** A gateway in this process on a loopback port, in the test's own schema and key prefix. */
 export async function startTestGateway(iso: Isolation, env: Record<string, string> = {}, opts: GatewayOptions = {}): Promise<RunningGateway> {
-  const config = loadGatewayConfig(
+  // The kit's own setting (libs/service-kit kitConfigShape), read beside the gateway's config.
+  const { READINESS_GRACE_MS, ...rest } = env;
+  const gatewayConfig = loadGatewayConfig(
     {
       DATABASE_URL: TEST_DATABASE_URL,
       DB_SCHEMA: iso.schema,
@@ -30,10 +32,11 @@ export async function startTestGateway(iso: Isolation, env: Record<string, strin
       REDIS_KEY_PREFIX: iso.redisPrefix,
       ADMIN_TOKEN: iso.adminToken,
       LOG_LEVEL: 'silent',
-      ...env,
+      ...rest,
     },
     false,
   );
+  const config = READINESS_GRACE_MS === undefined ? gatewayConfig : { ...gatewayConfig, READINESS_GRACE_MS: Number(READINESS_GRACE_MS) };
   return startGateway(config, { exitOnShutdown: false, port: 0, host: '127.0.0.1', ...opts });
 }
 
