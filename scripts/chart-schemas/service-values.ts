@@ -31,7 +31,68 @@ function strict(properties: Record<string, JsonSchema>, required?: string[]): Js
   return { type: 'object', additionalProperties: false, properties, ...(required ? { required } : {}) };
 }
 
-const resources = strict({ requests: obj, limits: obj }, ['requests', 'limits']);
+/** Kubernetes quantities: CPU in cores or millicores (`250m`, `0.5`, 2), memory and storage in bytes with a binary or decimal suffix (`128Mi`, `1G`); `lots`, `128mb` or `1.5m` of memory are refused. */
+const cpuQuantity: JsonSchema = { oneOf: [{ type: 'string', pattern: '^([1-9][0-9]*m|[0-9]+(\\.[0-9]{1,3})?)$' }, { type: 'number', exclusiveMinimum: 0 }] };
+const byteQuantity: JsonSchema = { oneOf: [{ type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$' }, { type: 'integer', minimum: 1 }] };
+const anyQuantity: JsonSchema = { oneOf: [{ type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?([numkKMGTPE]|[KMGTPE]i)?$' }, { type: 'number', minimum: 0 }] };
+const quantities: JsonSchema = { type: 'object', properties: { cpu: cpuQuantity, memory: byteQuantity, 'ephemeral-storage': byteQuantity }, additionalProperties: anyQuantity };
+const resources = strict({ requests: quantities, limits: quantities }, ['requests', 'limits']);
+
+/**
+ * The "restricted" Pod Security level, as far as a schema can hold it: no privileged container,
+ * no privilege escalation, never root, only NET_BIND_SERVICE added. Applies to the service's
+ * container and to every initContainers/sidecars entry.
+ */
+const containerSecurityContext: JsonSchema = {
+  type: 'object',
+  properties: {
+    privileged: { enum: [false] },
+    allowPrivilegeEscalation: { enum: [false] },
+    runAsNonRoot: { enum: [true] },
+    runAsUser: { type: 'integer', minimum: 1 },
+    capabilities: { type: 'object', properties: { add: { type: 'array', items: { enum: ['NET_BIND_SERVICE'] } }, drop: strings } },
+  },
+};
+const podSecurityContext: JsonSchema = {
+  type: 'object',
+  properties: { runAsNonRoot: { enum: [true] }, runAsUser: { type: 'integer', minimum: 1 } },
+};
+/** A label value or annotation map: string values (YAML `true` or 1 would not reach the API as a string). */
+const stringMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
+const labelMap: JsonSchema = {
+  type: 'object',
+  propertyNames: { pattern: '^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$' },
+  additionalProperties: { type: 'string', pattern: '^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$' },
+};
+const dnsName: JsonSchema = { type: 'string', pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', maxLength: 63 };
+/** Containers the chart takes as given (initContainers, sidecars): named, with an image and a hardened securityContext. */
+const container: JsonSchema = {
+  type: 'object',
+  required: ['name', 'image', 'securityContext'],
+  properties: { name: dnsName, image: { type: 'string', minLength: 1 }, securityContext: { ...containerSecurityContext, required: ['allowPrivilegeEscalation', 'runAsNonRoot'] } },
+};
+const envVar: JsonSchema = { type: 'object', required: ['name'], properties: { name: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_.-]*$' } } };
+const envFromSource: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { prefix: str, configMapRef: { type: 'object', required: ['name'] }, secretRef: { type: 'object', required: ['name'] } },
+  oneOf: [{ required: ['configMapRef'] }, { required: ['secretRef'] }],
+};
+const volume: JsonSchema = { type: 'object', required: ['name'], minProperties: 2, properties: { name: dnsName } };
+const volumeMount: JsonSchema = { type: 'object', required: ['name', 'mountPath'], properties: { name: dnsName, mountPath: { type: 'string', pattern: '^/' }, readOnly: bool, subPath: str } };
+/** An image tag as registries accept it: `1.4.0`, `dev`, `1.4.0-rc.1` (not `1 0`, not `v1:2`). Empty: global.imageTag, then appVersion. */
+const imageTag: JsonSchema = { type: ['string', 'number'], pattern: '^([A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?$' };
+const ingressPath: JsonSchema = strict({ path: { type: 'string', pattern: '^/' }, pathType: { enum: ['Prefix', 'Exact', 'ImplementationSpecific'] } }, ['path']);
+const ingressShape = (paths: JsonSchema, extra: Record<string, JsonSchema> = {}) =>
+  strict({
+    enabled: bool,
+    className: str,
+    annotations: stringMap,
+    hosts: { type: 'array', items: strict({ host: str }) },
+    paths,
+    tls: { type: 'array', items: strict({ secretName: str, hosts: strings }) },
+    ...extra,
+  });
 const probe = strict({ periodSeconds: int(1), timeoutSeconds: int(1), failureThreshold: int(1) }, ['periodSeconds', 'timeoutSeconds', 'failureThreshold']);
 const egressPort = strict({ enabled: bool, port, to: arr }, ['enabled', 'port']);
 
@@ -57,7 +118,23 @@ export const serviceValuesSchema: JsonSchema = {
   required: ['component', 'image', 'containerPort', 'resources', 'secretEnv'],
   properties: {
     enabled: bool,
-    global: obj,
+    global: {
+      type: 'object',
+      properties: {
+        instance: { type: 'string', pattern: '^[a-z]([-a-z0-9]*[a-z0-9])?$', maxLength: 40 },
+        imageTag,
+        monitoringApi: { enum: ['', 'auto', 'always'] },
+        services: { type: 'object', additionalProperties: strict({ url: { type: 'string', pattern: '^https?://[^\\s]+$' } }) },
+        events: strict({
+          stream: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+          subjectPrefix: { type: 'string', pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$' },
+          replicas: { type: 'integer', minimum: 1, maximum: 5 },
+          maxAgeHours: { type: 'integer', minimum: 1, maximum: 8760 },
+          provisioning: { enum: ['services', 'umbrella', 'external'] },
+          duplicateWindow: duration,
+        }),
+      },
+    },
     component: { type: 'string', pattern: '^[a-z][a-z0-9-]*$' },
     nameOverride: str,
     fullnameOverride: str,
@@ -65,7 +142,7 @@ export const serviceValuesSchema: JsonSchema = {
       {
         registry: str,
         repository: { type: 'string', minLength: 1 },
-        tag: { type: ['string', 'number'] },
+        tag: imageTag,
         digest: { type: 'string', pattern: '^(sha256:[a-f0-9]{64})?$' },
         pullPolicy: { enum: ['Always', 'IfNotPresent', 'Never'] },
       },
@@ -77,16 +154,22 @@ export const serviceValuesSchema: JsonSchema = {
     config: configSchema,
     existingSecret: str,
     secretEnv: { type: 'object', propertyNames: ENV_NAME, additionalProperties: { type: 'string', minLength: 1 } },
-    extraEnv: { type: 'array', items: { type: 'object', required: ['name'] } },
+    extraEnv: { type: 'array', items: envVar },
+    extraEnvFrom: { type: 'array', items: envFromSource },
+    extraVolumes: { type: 'array', items: volume },
+    extraVolumeMounts: { type: 'array', items: volumeMount },
+    initContainers: { type: 'array', items: container },
+    sidecars: { type: 'array', items: container },
     resources,
     probes: strict({ startup: probe, readiness: probe, liveness: probe }, ['startup', 'readiness', 'liveness']),
     preStopSleepSeconds: int(0),
     terminationGracePeriodSeconds: int(0),
+    shutdown: strict({ drainSeconds: int(0), inFlightTimeoutKey: ENV_NAME, inFlightTimeouts: int(1), inFlightTimeoutDefaultMs: int(0) }),
     tmpSizeLimit: str,
-    podSecurityContext: obj,
-    securityContext: obj,
-    podAnnotations: obj,
-    podLabels: obj,
+    podSecurityContext,
+    securityContext: containerSecurityContext,
+    podAnnotations: stringMap,
+    podLabels: labelMap,
     nodeSelector: obj,
     tolerations: arr,
     affinity: obj,
@@ -112,18 +195,33 @@ export const serviceValuesSchema: JsonSchema = {
       egressToComponents: { type: 'array', items: strict({ name: str, port }, ['name', 'port']) },
       extraEgress: arr,
     }),
-    migrations: strict({ enabled: bool, backoffLimit: int(0), activeDeadlineSeconds: int(1), resources }),
-    ingress: strict({
+    migrations: strict({
       enabled: bool,
-      className: str,
-      annotations: obj,
-      hosts: { type: 'array', items: strict({ host: str }) },
-      paths: {
-        type: 'array',
-        items: strict({ path: { type: 'string', pattern: '^/' }, pathType: { enum: ['Prefix', 'Exact', 'ImplementationSpecific'] } }, ['path']),
-      },
-      tls: { type: 'array', items: strict({ secretName: str, hosts: strings }) },
+      backoffLimit: int(0),
+      activeDeadlineSeconds: int(1),
+      resources,
+      podAnnotations: stringMap,
+      podLabels: labelMap,
+      serviceAccount: strict({ create: bool, name: str, annotations: stringMap }),
+      networkPolicy: strict({ enabled: bool, extraEgress: arr }),
+      databaseUrlSecret: strict({ name: str, key: { type: 'string', pattern: '^([-._a-zA-Z0-9]+)?$' } }),
     }),
+    ingress: ingressShape({ type: 'array', items: { ...ingressPath, not: { properties: { path: { pattern: '^/admin' } }, required: ['path'] } } }),
+    adminIngress: ingressShape({ type: 'array', items: ingressPath }, { allowSameClass: bool }),
+    tests: strict({ enabled: bool, image: { type: 'string', minLength: 1 }, podAnnotations: stringMap }),
+    keda: strict({
+      enabled: bool,
+      minReplicas: int(0),
+      maxReplicas: int(1),
+      prometheusAddress: { type: 'string', pattern: '^https?://' },
+      pollingInterval: int(1),
+      cooldownPeriod: int(0),
+      triggers: {
+        type: 'array',
+        items: strict({ name: dnsName, query: { type: 'string', minLength: 1 }, threshold: { type: ['number', 'string'] }, activationThreshold: { type: ['number', 'string'] } }, ['name', 'query', 'threshold']),
+      },
+    }),
+    monitoringApi: { enum: ['', 'auto', 'always'] },
     serviceMonitor: strict({ enabled: bool, interval: duration, scrapeTimeout: duration, labels: obj }),
     prometheusRule: strict({
       enabled: bool,

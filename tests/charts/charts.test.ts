@@ -18,7 +18,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
-import { ConfigMap, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { ConfigMap, Pod, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
@@ -46,6 +46,7 @@ const MODELS: Record<string, new (data: never) => Validator> = {
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler as never,
   'batch/v1/Job': Job as never,
   'v1/ConfigMap': ConfigMap as never,
+  'v1/Pod': Pod as never,
   'v1/Service': Service as never,
   'v1/ServiceAccount': ServiceAccount as never,
   'networking.k8s.io/v1/Ingress': Ingress as never,
@@ -70,8 +71,14 @@ async function helmRun(args: string[]): Promise<string> {
   }
 }
 
-async function template(chart: string, args: string[] = []): Promise<K8sObject[]> {
-  const out = await helmRun(['template', 'pf', `charts/${chart}`, '--namespace', 'preflight', ...args]);
+/**
+ * `helm template` as on a cluster with the Prometheus Operator CRDs (`--api-versions`), so the
+ * ServiceMonitors and PrometheusRules render; `bare: true` renders as on a cluster without them.
+ * The release is named `pf`: resource names come from global.instance (`preflight`), not from it.
+ */
+async function template(chart: string, args: string[] = [], opts: { bare?: boolean } = {}): Promise<K8sObject[]> {
+  const caps = opts.bare ? [] : ['--api-versions', 'monitoring.coreos.com/v1'];
+  const out = await helmRun(['template', 'pf', `charts/${chart}`, '--namespace', 'preflight', ...caps, ...args]);
   return parseAllDocuments(out)
     .map((d) => d.toJS() as K8sObject | null)
     .filter((o): o is K8sObject => o !== null);
@@ -217,7 +224,7 @@ describe('policy', () => {
     }
   });
 
-  it('every Job (the migration hooks) has resources and a hardened security context', () => {
+  it('every Job (the migration and stream hooks) and test Pod has resources and a hardened security context', () => {
     const jobs = all().filter(([, o]) => o.kind === 'Job');
     expect(jobs.length).toBeGreaterThan(0);
     for (const [name, obj] of jobs) {
@@ -228,8 +235,16 @@ describe('policy', () => {
       expect(obj.metadata.annotations?.['helm.sh/hook-delete-policy'], where).toContain('before-hook-creation');
       for (const c of pod.containers) {
         expectHardenedContainer(c, where);
-        expect(c.args, where).toEqual(['migrate']);
+        if (obj.metadata.name.endsWith('-migrate')) expect(c.args, where).toEqual(['migrate']);
+        else expect(obj.metadata.name, where).toBe('preflight-events-stream');
       }
+    }
+    const pods = all().filter(([, o]) => o.kind === 'Pod');
+    expect(pods.length).toBeGreaterThan(0);
+    for (const [name, obj] of pods) {
+      const where = `${name} ${obj.metadata.name}`;
+      expect(obj.spec.securityContext.runAsNonRoot, where).toBe(true);
+      for (const c of obj.spec.containers) expectHardenedContainer(c, where);
     }
   });
 
@@ -245,7 +260,7 @@ describe('policy', () => {
     }
     // every service runs in the umbrella by default
     for (const r of ['preflight:default', 'preflight:production', 'preflight:local']) {
-      expect(ofKind(r, 'Deployment').map((d) => d.metadata.name).sort(), r).toEqual(['pf-campaign', 'pf-delivery', 'pf-gateway', 'pf-integration', 'pf-issue', 'pf-webhook']);
+      expect(ofKind(r, 'Deployment').map((d) => d.metadata.name).sort(), r).toEqual(['preflight-campaign', 'preflight-delivery', 'preflight-gateway', 'preflight-integration', 'preflight-issue', 'preflight-webhook']);
     }
   });
 
@@ -265,15 +280,15 @@ describe('policy', () => {
   it('the webhook key ring comes from the Secret, and private targets stay refused outside local', () => {
     for (const r of ['webhook:default', 'webhook:production', 'preflight:production']) {
       for (const kind of ['Deployment', 'Job']) {
-        const pod = ofKind(r, kind).find((o) => o.metadata.name.startsWith('pf-webhook'))!.spec.template.spec;
+        const pod = ofKind(r, kind).find((o) => o.metadata.name.startsWith('preflight-webhook'))!.spec.template.spec;
         const ref = pod.containers[0].env.find((e: { name: string }) => e.name === 'WEBHOOK_SECRET_KEYS');
         expect(ref?.valueFrom?.secretKeyRef, `${r} ${kind}`).toEqual({ name: 'preflight-secrets', key: 'webhook-secret-keys' });
       }
-      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'pf-webhook')!;
+      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'preflight-webhook')!;
       expect(cm.data, r).toMatchObject({ WEBHOOK_PORT: '8083', DB_SCHEMA: 'webhook', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
     }
     for (const r of ['delivery:default', 'delivery:production', 'preflight:default', 'preflight:production']) {
-      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'pf-delivery')!;
+      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'preflight-delivery')!;
       expect(cm.data?.WEBHOOK_ALLOW_PRIVATE_TARGETS, r).toBe('false');
     }
   });
@@ -281,16 +296,16 @@ describe('policy', () => {
   it('the integration key ring comes from the Secret (its own key), and private provider URLs stay refused outside local', () => {
     for (const r of ['integration:default', 'integration:production', 'preflight:production']) {
       for (const kind of ['Deployment', 'Job']) {
-        const pod = ofKind(r, kind).find((o) => o.metadata.name.startsWith('pf-integration'))!.spec.template.spec;
+        const pod = ofKind(r, kind).find((o) => o.metadata.name.startsWith('preflight-integration'))!.spec.template.spec;
         const ref = pod.containers[0].env.find((e: { name: string }) => e.name === 'INTEGRATION_SECRET_KEYS');
         expect(ref?.valueFrom?.secretKeyRef, `${r} ${kind}`).toEqual({ name: 'preflight-secrets', key: 'integration-secret-keys' });
       }
     }
     for (const r of ['integration:default', 'integration:production', 'preflight:default', 'preflight:production']) {
-      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'pf-integration')!;
+      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'preflight-integration')!;
       expect(cm.data, r).toMatchObject({ INTEGRATION_PORT: '8085', DB_SCHEMA: 'integration', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
     }
-    const local = ofKind('preflight:local', 'ConfigMap').find((c) => c.metadata.name === 'pf-integration')!;
+    const local = ofKind('preflight:local', 'ConfigMap').find((c) => c.metadata.name === 'preflight-integration')!;
     expect(local.data?.WEBHOOK_ALLOW_PRIVATE_TARGETS).toBe('true');
   });
 
@@ -308,7 +323,7 @@ describe('policy', () => {
     // Each service makes sure the stream exists with its own settings: differing ones would flap.
     const settings = (data: Record<string, string> = {}) => JSON.stringify(Object.fromEntries(Object.entries(data).filter(([k]) => k.startsWith('EVENTS_')).sort()));
     for (const [name, objs] of rendered) {
-      const seen = new Set(objs.filter((o) => o.kind === 'ConfigMap' && EVENT_SERVICES.some((s) => o.metadata.name === `pf-${s}`)).map((c) => settings(c.data)));
+      const seen = new Set(objs.filter((o) => o.kind === 'ConfigMap' && EVENT_SERVICES.some((s) => o.metadata.name === `preflight-${s}`)).map((c) => settings(c.data)));
       expect(seen.size, name).toBeLessThanOrEqual(1);
     }
     const prodConfig = (s: string) => settings(((production[s] as { config?: Record<string, string> })?.config));
@@ -325,19 +340,19 @@ describe('policy', () => {
     }
     expect(ofKind('gateway:default', 'ConfigMap')[0]!.data).toMatchObject({
       DB_SCHEMA: 'identity',
-      CAMPAIGN_URL: 'http://pf-campaign:8081',
-      ISSUE_URL: 'http://pf-issue:8082',
-      WEBHOOK_URL: 'http://pf-webhook:8083',
-      DELIVERY_URL: 'http://pf-delivery:8084',
-      INTEGRATION_URL: 'http://pf-integration:8085',
+      CAMPAIGN_URL: 'http://preflight-campaign:8081',
+      ISSUE_URL: 'http://preflight-issue:8082',
+      WEBHOOK_URL: 'http://preflight-webhook:8083',
+      DELIVERY_URL: 'http://preflight-delivery:8084',
+      INTEGRATION_URL: 'http://preflight-integration:8085',
     });
-    expect(ofKind('delivery:default', 'ConfigMap')[0]!.data).toMatchObject({ DB_SCHEMA: 'delivery', DELIVERY_PORT: '8084', WEBHOOK_URL: 'http://pf-webhook:8083' });
-    expect(ofKind('issue:default', 'ConfigMap')[0]!.data).toMatchObject({ DB_SCHEMA: 'issue', CAMPAIGN_URL: 'http://pf-campaign:8081' });
+    expect(ofKind('delivery:default', 'ConfigMap')[0]!.data).toMatchObject({ DB_SCHEMA: 'delivery', DELIVERY_PORT: '8084', WEBHOOK_URL: 'http://preflight-webhook:8083' });
+    expect(ofKind('issue:default', 'ConfigMap')[0]!.data).toMatchObject({ DB_SCHEMA: 'issue', CAMPAIGN_URL: 'http://preflight-campaign:8081' });
     // the issue service's internal API; inbound hook URLs and issue links on the public ingress
     expect(ofKind('integration:default', 'ConfigMap')[0]!.data).toMatchObject({
       DB_SCHEMA: 'integration',
       INTEGRATION_PORT: '8085',
-      ISSUE_URL: 'http://pf-issue:8082',
+      ISSUE_URL: 'http://preflight-issue:8082',
       PUBLIC_BASE_URL: 'https://api.preflight.example.com',
       ISSUE_LINK_TEMPLATE: 'https://api.preflight.example.com/dashboard/issues/{issueId}',
     });
@@ -349,8 +364,8 @@ describe('policy', () => {
   ] as const)('the %s pods get exactly the variables services/<name>/src/config.ts reads', (svc, shape) => {
     const expected = Object.keys(shape).sort();
     for (const r of [`${svc}:default`, `${svc}:production`, 'preflight:production']) {
-      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === `pf-${svc}`)!;
-      const dep = ofKind(r, 'Deployment').find((d) => d.metadata.name === `pf-${svc}`)!;
+      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === `preflight-${svc}`)!;
+      const dep = ofKind(r, 'Deployment').find((d) => d.metadata.name === `preflight-${svc}`)!;
       const fromSecret = dep.spec.template.spec.containers[0].env.filter((e: { valueFrom?: object }) => e.valueFrom).map((e: { name: string }) => e.name);
       expect([...Object.keys(cm.data ?? {}), ...fromSecret].sort(), r).toEqual(expected);
       expect(Number(cm.data?.DB_POOL_MAX), `${r} DB_POOL_MAX (one connection is held for LISTEN)`).toBeGreaterThanOrEqual(2);
@@ -359,8 +374,8 @@ describe('policy', () => {
 
   it('the integration pods get the time to finish the jobs in flight at shutdown', () => {
     for (const r of ['integration:default', 'integration:production', 'preflight:production']) {
-      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'pf-integration')!;
-      const pod = ofKind(r, 'Deployment').find((d) => d.metadata.name === 'pf-integration')!.spec.template.spec;
+      const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'preflight-integration')!;
+      const pod = ofKind(r, 'Deployment').find((d) => d.metadata.name === 'preflight-integration')!.spec.template.spec;
       const preStop = Number(pod.containers[0].lifecycle?.preStop?.exec?.command?.[1] ?? 0);
       // preStop, the server's 10 s drain, then a tracker job of a few calls (three at the full timeout)
       const needed = preStop + 10 + (3 * Number(cm.data?.INTEGRATION_CALL_TIMEOUT_MS)) / 1000;
@@ -371,9 +386,11 @@ describe('policy', () => {
   it('services accept traffic only from their callers plus Prometheus', () => {
     const peers = (svc: string, release = 'preflight:production') =>
       ofKind(release, 'NetworkPolicy')
-        .find((n) => n.metadata.name === `pf-${svc}`)!
+        .find((n) => n.metadata.name === `preflight-${svc}`)!
         .spec.ingress.flatMap((r: { from: Array<{ podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: object }> }) => r.from)
-        .map((p: { podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: object }) => (p.podSelector ? `pod:${p.podSelector.matchLabels['app.kubernetes.io/name']}` : 'namespace:monitoring'));
+        .map((p: { podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: object }) => (p.podSelector ? `pod:${p.podSelector.matchLabels['app.kubernetes.io/name']}` : 'namespace:monitoring'))
+        // the `helm test` Pod of the service's own chart (tests/charts/deploy.test.ts)
+        .filter((p: string) => p !== `pod:${svc}-test`);
     expect(peers('campaign').sort()).toEqual(['namespace:monitoring', 'pod:gateway', 'pod:issue']);
     // the integration service reads issues and applies tracker-synced status changes on /internal/v1
     expect(peers('issue').sort()).toEqual(['namespace:monitoring', 'pod:gateway', 'pod:integration']);
@@ -387,7 +404,7 @@ describe('policy', () => {
 
   type Peer = { podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: object; ipBlock?: { cidr: string; except?: string[] } };
   type EgressRule = { to?: Peer[]; ports?: Array<{ port: number | string }> };
-  const egress = (release: string, svc: string): EgressRule[] => ofKind(release, 'NetworkPolicy').find((n) => n.metadata.name === `pf-${svc}`)!.spec.egress;
+  const egress = (release: string, svc: string): EgressRule[] => ofKind(release, 'NetworkPolicy').find((n) => n.metadata.name === `preflight-${svc}`)!.spec.egress;
   const allowsPort = (rules: EgressRule[], port: number) => rules.some((r) => r.ports?.some((p) => p.port === port));
   const toComponent = (rules: EgressRule[], name: string, port: number) =>
     rules.some((r) => r.ports?.some((p) => p.port === port) && r.to?.some((p) => p.podSelector?.matchLabels['app.kubernetes.io/name'] === name));
@@ -425,7 +442,7 @@ describe('policy', () => {
 
   it('delivery reaches the internet but not cluster or private ranges', async () => {
     const on = await template('preflight', ['-f', join(root, 'deploy/values-production.yaml')]);
-    const umbrella = on.filter((o) => o.kind === 'NetworkPolicy').find((n) => n.metadata.name === 'pf-delivery')!.spec.egress as EgressRule[];
+    const umbrella = on.filter((o) => o.kind === 'NetworkPolicy').find((n) => n.metadata.name === 'preflight-delivery')!.spec.egress as EgressRule[];
     for (const [where, rules] of [
       ['delivery:default', egress('delivery:default', 'delivery')],
       ['delivery:production', egress('delivery:production', 'delivery')],
@@ -443,8 +460,8 @@ describe('policy', () => {
     for (const [where, rules] of [['delivery:production', egress('delivery:production', 'delivery')], ['umbrella', umbrella]] as Array<[string, EgressRule[]]>) {
       for (const r of rules) expect(r.to?.length, `${where} ${JSON.stringify(r)}`).toBeGreaterThan(0);
     }
-    expect(on.filter((o) => o.kind === 'Deployment').map((d) => d.metadata.name)).toContain('pf-delivery');
-    const dep = on.find((o) => o.kind === 'Deployment' && o.metadata.name === 'pf-delivery')!;
+    expect(on.filter((o) => o.kind === 'Deployment').map((d) => d.metadata.name)).toContain('preflight-delivery');
+    const dep = on.find((o) => o.kind === 'Deployment' && o.metadata.name === 'preflight-delivery')!;
     expect(dep.spec.template.spec.containers[0].command).toEqual(['node', 'services/delivery/dist/main.js']);
   });
 
@@ -576,7 +593,7 @@ describe('observability', () => {
 
   it('charts/metrics-used.json lists as exported only services that run by default (a running-system test reads them)', () => {
     const list = JSON.parse(readFileSync(join(root, 'charts/metrics-used.json'), 'utf8'));
-    const running = ofKind('preflight:default', 'Deployment').map((d) => d.metadata.name.replace(/^pf-/, ''));
+    const running = ofKind('preflight:default', 'Deployment').map((d) => d.metadata.name.replace(/^preflight-/, ''));
     for (const owner of Object.keys(list.exported)) if (owner !== 'all') expect(running, owner).toContain(owner);
   });
 
@@ -672,6 +689,9 @@ function expectHardenedContainer(c: { name: string; resources?: { requests?: Rec
 
 // The chart sources this suite reads, so a forgotten file shows up as a clear failure.
 it('every service chart has one template per resource', () => {
-  const expected = ['configmap', 'deployment', 'hpa', 'ingress', 'migration-job', 'networkpolicy', 'pdb', 'prometheusrule', 'service', 'serviceaccount', 'servicemonitor'].map((f) => `${f}.yaml`);
-  for (const s of SERVICES) expect(readdirSync(join(root, `charts/${s}/templates`)).sort(), s).toEqual(expected);
+  const expected = ['configmap', 'deployment', 'hpa', 'ingress', 'migration-job', 'networkpolicy', 'pdb', 'prometheusrule', 'scaledobject', 'service', 'serviceaccount', 'servicemonitor', 'tests'].map((f) => (f === 'tests' ? f : `${f}.yaml`));
+  for (const s of SERVICES) {
+    expect(readdirSync(join(root, `charts/${s}/templates`)).sort(), s).toEqual(expected);
+    expect(readdirSync(join(root, `charts/${s}/templates/tests`)), s).toEqual(['readyz.yaml']);
+  }
 });

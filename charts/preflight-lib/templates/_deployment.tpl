@@ -1,5 +1,6 @@
 {{- define "preflight-lib.deployment" -}}
 {{- $component := include "preflight-lib.component" . -}}
+{{- include "preflight-lib.checkShutdown" . -}}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -75,6 +76,10 @@ spec:
       tolerations:
         {{- toYaml . | nindent 8 }}
       {{- end }}
+      {{- with .Values.initContainers }}
+      initContainers:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
       containers:
         - name: {{ $component }}
           image: {{ include "preflight-lib.image" . | quote }}
@@ -87,6 +92,9 @@ spec:
           envFrom:
             - configMapRef:
                 name: {{ include "preflight-lib.fullname" . }}
+            {{- with .Values.extraEnvFrom }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
           env:
             {{- include "preflight-lib.secretEnv" . | trim | nindent 12 }}
             {{- with .Values.extraEnv }}
@@ -122,8 +130,17 @@ spec:
           volumeMounts:
             - name: tmp
               mountPath: /tmp
+            {{- with .Values.extraVolumeMounts }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+        {{- with .Values.sidecars }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
       volumes:
         - name: tmp
           emptyDir:
             sizeLimit: {{ .Values.tmpSizeLimit }}
+        {{- with .Values.extraVolumes }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
 {{- end -}}

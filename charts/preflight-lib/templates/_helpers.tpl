@@ -12,17 +12,56 @@ service once (`component`); everything else derives from it.
 {{- default (include "preflight-lib.component" .) .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
-{{/* <release>-<component>, or the release name alone when it already contains the component. */}}
+{{/*
+The installation's name, `global.instance` (default `preflight`): the prefix of every resource
+name and the `app.kubernetes.io/instance` label. Never the release name, so a service renders the
+same objects in the umbrella (release `preflight`) and in a release of its own
+(`preflight-issue`): its Service stays `preflight-issue`, callers' URLs stay valid, and it can
+move between releases without a new selector (docs/operations.md#moving-a-service-to-its-own-release).
+*/}}
+{{- define "preflight-lib.instance" -}}
+{{- $g := .Values.global | default dict -}}
+{{- $g.instance | default "preflight" | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* <instance>-<component> (preflight-issue), or fullnameOverride. */}}
 {{- define "preflight-lib.fullname" -}}
 {{- if .Values.fullnameOverride -}}
 {{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
 {{- else -}}
-{{- $name := include "preflight-lib.name" . -}}
-{{- if contains $name .Release.Name -}}
-{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
-{{- else -}}
-{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- printf "%s-%s" (include "preflight-lib.instance" .) (include "preflight-lib.name" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
+{{- end -}}
+
+{{/*
+Another service's base URL, for the `*_URL` config values: global.services.<name>.url when set
+(a service elsewhere, another installation), else http://<instance>-<name>:<port>, the Service
+that service's chart creates under the same global.instance, whichever release holds it.
+Call as (list $ "issue" 8082).
+*/}}
+{{- define "preflight-lib.serviceUrl" -}}
+{{- $root := index . 0 -}}
+{{- $name := index . 1 -}}
+{{- $g := $root.Values.global | default dict -}}
+{{- $svc := get ($g.services | default dict) $name | default dict -}}
+{{- $svc.url | default (printf "http://%s-%s:%v" (include "preflight-lib.instance" $root) $name (index . 2)) -}}
+{{- end -}}
+
+{{/*
+One event-stream setting (libs/bus eventsConfigShape) for the EVENTS_* config values: from
+global.events (set once in the umbrella, or in each standalone release's values), else the code's
+default. Call as (list $ "replicas").
+*/}}
+{{- define "preflight-lib.events" -}}
+{{- $root := index . 0 -}}
+{{- $g := $root.Values.global | default dict -}}
+{{- $e := $g.events | default dict -}}
+{{- $defaults := dict "stream" "PREFLIGHT_EVENTS" "subjectPrefix" "preflight" "replicas" 1 "maxAgeHours" 168 "provisioning" "services" -}}
+{{- $key := index . 1 -}}
+{{- if eq $key "managed" -}}
+{{- ternary "service" "external" (eq (toString ($e.provisioning | default "services")) "services") -}}
+{{- else -}}
+{{- get $e $key | default (get $defaults $key) | toString -}}
 {{- end -}}
 {{- end -}}
 
@@ -34,7 +73,7 @@ service once (`component`); everything else derives from it.
 {{- define "preflight-lib.labels" -}}
 helm.sh/chart: {{ include "preflight-lib.chart" . }}
 app.kubernetes.io/name: {{ include "preflight-lib.name" . }}
-app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/instance: {{ include "preflight-lib.instance" . }}
 app.kubernetes.io/version: {{ include "preflight-lib.imageTag" . | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: preflight
@@ -43,7 +82,7 @@ app.kubernetes.io/part-of: preflight
 {{/* Every pod of this service in this release: server pods and migration Job pods (NetworkPolicy). */}}
 {{- define "preflight-lib.podSelectorLabels" -}}
 app.kubernetes.io/name: {{ include "preflight-lib.name" . }}
-app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/instance: {{ include "preflight-lib.instance" . }}
 {{- end -}}
 
 {{/* The pods that serve traffic (Deployment, Service, PDB, HPA); never the migration Job's. */}}
@@ -119,15 +158,26 @@ Plain (non-secret) environment: `config` values rendered through `tpl` (so they 
 {{- toYaml $data -}}
 {{- end -}}
 
-{{/* Credentials, each a secretKeyRef into the existing Secret: never a value in values.yaml. */}}
+{{/*
+Credentials, each a secretKeyRef into the existing Secret: never a value in values.yaml. Called
+with the chart's context, or with (dict "root" $ "override" {name, key}) to take DATABASE_URL from
+another Secret key (the migration Job's own credentials).
+*/}}
 {{- define "preflight-lib.secretEnv" -}}
-{{- $secret := include "preflight-lib.secretName" . -}}
-{{- range $name, $key := .Values.secretEnv }}
+{{- $root := .root | default . -}}
+{{- $override := .override | default dict -}}
+{{- $secret := include "preflight-lib.secretName" $root -}}
+{{- range $name, $key := $root.Values.secretEnv }}
 - name: {{ $name }}
   valueFrom:
     secretKeyRef:
+      {{- if and (eq $name "DATABASE_URL") $override.key }}
+      name: {{ $override.name | default $secret }}
+      key: {{ $override.key }}
+      {{- else }}
       name: {{ $secret }}
       key: {{ $key }}
+      {{- end }}
 {{- end }}
 {{- end -}}
 
@@ -148,4 +198,46 @@ namespace="{{ .Release.Namespace }}",service="{{ include "preflight-lib.componen
 {{- $g := .root.Values.global | default dict -}}
 {{- $base := .root.Values.prometheusRule.runbookBaseUrl | default $g.runbookBaseUrl | default "https://preflight.example.com/docs/operations.md" -}}
 {{- printf "%s#%s" $base (lower .alert) -}}
+{{- end -}}
+
+{{/*
+"true" when the ServiceMonitor and PrometheusRule can be applied: the cluster serves
+monitoring.coreos.com/v1 (the Prometheus Operator CRDs), or `monitoringApi` (this chart's, else
+global.monitoringApi) is `always` (helm template for GitOps without --api-versions, or the CRDs
+installed by the same pipeline). With `auto` (the default) and no CRDs they are left out instead
+of failing the install.
+*/}}
+{{- define "preflight-lib.monitoringApi" -}}
+{{- $g := .Values.global | default dict -}}
+{{- $mode := .Values.monitoringApi | default $g.monitoringApi | default "auto" -}}
+{{- if or (eq $mode "always") (.Capabilities.APIVersions.Has "monitoring.coreos.com/v1") -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+Refuses a pod that would be killed before it finished shutting down. At SIGTERM (after the preStop
+sleep) the server drains for up to shutdown.drainSeconds, then the service's work in flight gets up
+to shutdown.inFlightTimeouts × the config value shutdown.inFlightTimeoutKey (milliseconds; its code
+default shutdown.inFlightTimeoutDefaultMs when unset): delivery's attempt timeout, integration's
+call timeout. terminationGracePeriodSeconds must cover the sum.
+*/}}
+{{- define "preflight-lib.checkShutdown" -}}
+{{- $s := .Values.shutdown | default dict -}}
+{{- $need := add (int (.Values.preStopSleepSeconds | default 0)) (int ($s.drainSeconds | default 10)) -}}
+{{- $inFlightMs := 0 -}}
+{{- with $s.inFlightTimeoutKey -}}
+{{- $config := include "preflight-lib.configData" $ | fromYaml -}}
+{{- $ms := get $config . | default $s.inFlightTimeoutDefaultMs | default 0 -}}
+{{- $inFlightMs = mul (int $ms) (int ($s.inFlightTimeouts | default 1)) -}}
+{{- end -}}
+{{- $need = add $need (div (add $inFlightMs 999) 1000) -}}
+{{- if lt (int .Values.terminationGracePeriodSeconds) (int $need) -}}
+{{- fail (printf "terminationGracePeriodSeconds %v is shorter than the shutdown it must cover: preStopSleepSeconds %v + drain %v s%s = %v s" .Values.terminationGracePeriodSeconds (.Values.preStopSleepSeconds | default 0) ($s.drainSeconds | default 10) (ternary (printf " + %v × %s (%v ms)" ($s.inFlightTimeouts | default 1) ($s.inFlightTimeoutKey | default "") (div $inFlightMs (int ($s.inFlightTimeouts | default 1)))) "" (gt $inFlightMs 0)) $need) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The pod-level extras every pod of the service shares (server and migration Job). */}}
+{{- define "preflight-lib.extraVolumes" -}}
+{{- with .Values.extraVolumes }}
+{{ toYaml . }}
+{{- end }}
 {{- end -}}

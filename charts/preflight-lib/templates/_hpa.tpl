@@ -1,5 +1,11 @@
 {{- define "preflight-lib.hpa" -}}
 {{- if .Values.autoscaling.enabled -}}
+{{- if gt (int .Values.autoscaling.minReplicas) (int .Values.autoscaling.maxReplicas) -}}
+{{- fail (printf "autoscaling.minReplicas %v is above autoscaling.maxReplicas %v" .Values.autoscaling.minReplicas .Values.autoscaling.maxReplicas) -}}
+{{- end -}}
+{{- if (.Values.keda | default dict).enabled -}}
+{{- fail "autoscaling.enabled and keda.enabled are both on: KEDA creates its own HorizontalPodAutoscaler; turn one off" -}}
+{{- end -}}
 apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
 metadata:

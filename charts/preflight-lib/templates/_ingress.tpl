@@ -1,31 +1,40 @@
-{{- define "preflight-lib.ingress" -}}
-{{- if .Values.ingress.enabled -}}
-{{- $fullname := include "preflight-lib.fullname" . -}}
-{{- $port := .Values.service.port -}}
+{{/*
+The public Ingress (`ingress`) and, on the gateway, the internal one (`adminIngress`): the admin
+API (/admin/v1) is never on the public entry (the values schema refuses an /admin path in
+`ingress.paths`); `adminIngress` (off by default) serves it through its own class and
+annotations, e.g. an internal-only controller or a source-range allowlist. Without it, reach
+/admin/v1 with `kubectl port-forward svc/<instance>-gateway 8080` (docs/operations.md).
+*/}}
+{{- define "preflight-lib.ingressObject" -}}
+{{- $root := .root -}}
+{{- $ing := .ingress -}}
+{{- $fullname := include "preflight-lib.fullname" $root -}}
+{{- $port := $root.Values.service.port -}}
 apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata:
-  name: {{ $fullname }}
-  namespace: {{ .Release.Namespace }}
+  name: {{ .name }}
+  namespace: {{ $root.Release.Namespace }}
   labels:
-    {{- include "preflight-lib.labels" . | nindent 4 }}
-  {{- with .Values.ingress.annotations }}
+    {{- include "preflight-lib.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .role }}
+  {{- with $ing.annotations }}
   annotations:
     {{- toYaml . | nindent 4 }}
   {{- end }}
 spec:
-  {{- with .Values.ingress.className }}
+  {{- with $ing.className }}
   ingressClassName: {{ . }}
   {{- end }}
-  {{- with .Values.ingress.tls }}
+  {{- with $ing.tls }}
   tls:
     {{- toYaml . | nindent 4 }}
   {{- end }}
   rules:
-    {{- range .Values.ingress.hosts }}
+    {{- range $ing.hosts }}
     - http:
         paths:
-          {{- range $.Values.ingress.paths }}
+          {{- range $ing.paths }}
           - path: {{ .path }}
             pathType: {{ .pathType | default "Prefix" }}
             backend:
@@ -39,4 +48,24 @@ spec:
       {{- end }}
     {{- end }}
 {{- end -}}
+
+{{- define "preflight-lib.ingress" -}}
+{{- $fullname := include "preflight-lib.fullname" . -}}
+{{- if .Values.ingress.enabled }}
+{{- range .Values.ingress.paths }}
+{{- if hasPrefix "/admin" .path }}
+{{- fail (printf "ingress.paths: %s is the admin API; it is served by adminIngress (internal only), never by the public ingress" .path) }}
+{{- end }}
+{{- end }}
+{{ include "preflight-lib.ingressObject" (dict "root" . "ingress" .Values.ingress "name" $fullname "role" "public-ingress") }}
+{{- end }}
+{{- with .Values.adminIngress }}
+{{- if .enabled }}
+{{- if and $.Values.ingress.enabled (eq (toString .className) (toString $.Values.ingress.className)) (not .allowSameClass) }}
+{{- fail "adminIngress.className is the public ingress's class: give the admin API an internal-only class (or set adminIngress.allowSameClass with a source-range allowlist annotation)" }}
+{{- end }}
+---
+{{ include "preflight-lib.ingressObject" (dict "root" $ "ingress" . "name" (printf "%s-admin" $fullname | trunc 63 | trimSuffix "-") "role" "admin-ingress") }}
+{{- end }}
+{{- end }}
 {{- end -}}

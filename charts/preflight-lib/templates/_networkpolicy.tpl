@@ -39,6 +39,16 @@ spec:
         - port: http
           protocol: TCP
     {{- end }}
+    {{- if (.Values.tests | default dict).enabled }}
+    # helm test: the readiness probe Pod (preflight-lib.test)
+    - from:
+        - podSelector:
+            matchLabels:
+              {{- include "preflight-lib.testLabels" . | nindent 14 }}
+      ports:
+        - port: http
+          protocol: TCP
+    {{- end }}
     {{- with $np.extraIngress }}
     {{- toYaml . | nindent 4 }}
     {{- end }}

@@ -7,7 +7,7 @@ error budget burns 14.4x too fast over 1h (confirmed over 5m) or 6x over 6h (con
 30m). The ratios are recorded per window first, so the alert expressions stay readable.
 */}}
 {{- define "preflight-lib.prometheusrule" -}}
-{{- if .Values.prometheusRule.enabled -}}
+{{- if and .Values.prometheusRule.enabled (include "preflight-lib.monitoringApi" .) -}}
 {{- $component := include "preflight-lib.component" . -}}
 {{- $sel := include "preflight-lib.promSelector" . -}}
 {{- $pr := .Values.prometheusRule -}}

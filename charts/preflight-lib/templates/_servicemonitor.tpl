@@ -4,7 +4,7 @@ Prometheus Operator scrape of /metrics. honorLabels keeps the `service` label th
 same `service` label, so one selector finds a service's series and its scrape health.
 */}}
 {{- define "preflight-lib.servicemonitor" -}}
-{{- if .Values.serviceMonitor.enabled -}}
+{{- if and .Values.serviceMonitor.enabled (include "preflight-lib.monitoringApi" .) -}}
 apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
 metadata:
