@@ -69,6 +69,10 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     PUBLIC_BASE_URL: `http://127.0.0.1:${ports.gateway}`,
     ISSUE_LINK_TEMPLATE: `http://127.0.0.1:${ports.gateway}/dashboard/issues/{issueId}`,
     BIND_HOST: '127.0.0.1',
+    // Under the test runner several systems run side by side (the shared one and the files that
+    // start their own, two at a time): small pools keep them all within Postgres's
+    // max_connections (100). Benchmarks (not under vitest) keep the services' own pool size.
+    ...(process.env.VITEST ? { DB_POOL_MAX: '6' } : {}),
     ...Object.fromEntries(SERVICES.map((s) => [s.portVar, String(ports[s.name])])),
     ...overrides,
   };
