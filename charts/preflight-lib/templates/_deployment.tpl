@@ -10,7 +10,8 @@ metadata:
     {{- include "preflight-lib.labels" . | nindent 4 }}
     app.kubernetes.io/component: server
 spec:
-  {{- if not .Values.autoscaling.enabled }}
+  {{- /* An HPA (autoscaling) or KEDA's owns the count: helm upgrade must not reset it. */}}
+  {{- if not (or .Values.autoscaling.enabled (.Values.keda | default dict).enabled) }}
   replicas: {{ .Values.replicaCount }}
   {{- end }}
   revisionHistoryLimit: 5
