@@ -34,7 +34,11 @@ export interface IntegrationsSettings {
   compareDurationS: number;
   /** Unmeasured first run: processes just started run slower for several seconds. */
   warmRunS: number;
-  /** Sustained phase: provider calls outstanding (filed issues × calls per issue − arrivals) the generator keeps the system fed with. */
+  /**
+   * Sustained phase: provider calls outstanding (filed issues × calls per issue − arrivals) the
+   * generator keeps the system fed with. Large enough that it is not the limit while the
+   * pipeline takes seconds (throughput ≤ window ÷ latency); the warm-up lets it fill.
+   */
   feedWindow: number;
   /** Sustained phase: filing requests in flight at most. */
   fileConcurrency: number;
@@ -56,10 +60,10 @@ export const DEFAULT_INTEGRATIONS_SETTINGS: IntegrationsSettings = {
   durationS: 20,
   compareDurationS: 45,
   warmRunS: 10,
-  feedWindow: 1_000,
-  fileConcurrency: 32,
-  tpWarmupS: 3,
-  tpDurationS: 15,
+  feedWindow: 4_000,
+  fileConcurrency: 64,
+  tpWarmupS: 10,
+  tpDurationS: 20,
   bareConcurrency: 0,
   drainTimeoutS: 30,
   logLevel: 'warn',
@@ -71,7 +75,7 @@ export const QUICK_INTEGRATIONS_SETTINGS: Partial<IntegrationsSettings> = {
   durationS: 3,
   compareDurationS: 3,
   warmRunS: 2,
-  tpWarmupS: 0.5,
+  tpWarmupS: 1,
   tpDurationS: 3,
   drainTimeoutS: 20,
 };
@@ -99,6 +103,19 @@ export interface IntegrationMetrics {
   loopLagMeanMs: number;
 }
 
+/** The integration jobs table sampled over a window (every 250 ms). */
+export interface JobsSampled {
+  runningMean: number;
+  runningMax: number;
+  /** Pending jobs past their due time, waiting to be claimed (in the hanging run: of the other connections). */
+  dueMean: number;
+  dueMax: number;
+  /** INTEGRATION_WORKERS × replicas: running can never exceed it. */
+  cap: number;
+  /** Hanging run: the most due jobs the hanging connection had waiting at one sample (not in `dueMean`/`dueMax`). */
+  hangingDueMax: number;
+}
+
 export interface LatencyPhase {
   name: string;
   label: string;
@@ -124,6 +141,7 @@ export interface LatencyPhase {
   metrics: IntegrationMetrics;
   /** Run 1 only: what the Postgres backends of each group were doing (lib/pg-activity.ts). */
   db?: PgActivity | undefined;
+  jobs?: JobsSampled | undefined;
   /** Hanging run only: what became of the hanging connection's jobs, and breaker transitions. */
   hanging?: { jobs: Record<string, number>; held: number; breakerOpens: number };
 }
@@ -155,8 +173,9 @@ export interface ThroughputPhase {
   bounded?: boolean;
   metrics?: IntegrationMetrics;
   db?: PgActivity | undefined;
+  jobs?: JobsSampled | undefined;
   /** Sustained only: rows inserted/updated/deleted in the integration schema per issue filed in the window, by table (pg_stat_user_tables). */
-  rowsPerIssue?: Record<string, { ins: number; upd: number; del: number }>;
+  rowsPerIssue?: Record<string, { ins: number; upd: number; del: number; scans: number }>;
   /** Rows the integration schema's jobs table holds at the window's end, by state. */
   jobsEnd?: Record<string, number>;
   /** Bare only: request → answer. */
@@ -398,12 +417,45 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
   };
   const tableWrites = () =>
     withBenchClient(async (client) => {
-      const { rows } = await client.query<{ t: string; ins: string; upd: string; del: string }>(
-        'select relname as t, n_tup_ins as ins, n_tup_upd as upd, n_tup_del as del from pg_stat_user_tables where schemaname = $1',
+      const { rows } = await client.query<{ t: string; ins: string; upd: string; del: string; scans: string }>(
+        'select relname as t, n_tup_ins as ins, n_tup_upd as upd, n_tup_del as del, seq_scan + coalesce(idx_scan, 0) as scans from pg_stat_user_tables where schemaname = $1',
         [sys.schemas.integration],
       );
-      return new Map(rows.map((r) => [r.t, { ins: Number(r.ins), upd: Number(r.upd), del: Number(r.del) }]));
+      return new Map(rows.map((r) => [r.t, { ins: Number(r.ins), upd: Number(r.upd), del: Number(r.del), scans: Number(r.scans) }]));
     });
+  /** Samples the integration jobs every 250 ms: how many are running (the worker's cap is INTEGRATION_WORKERS per replica) and how many wait past their due time. */
+  const jobsSampler = (hangingConnection?: string) => {
+    let on = true;
+    const running = new Samples();
+    const due = new Samples();
+    let hangingDueMax = 0;
+    const schema = sys.schemas.integration;
+    const done = withBenchClient(async (client) => {
+      while (on) {
+        // With a hanging connection, its own jobs are counted apart: `due` is what the other connections have waiting.
+        const { rows } = await client.query<{ running: string; due: string; hanging: string }>(
+          `select count(*) filter (where state = 'running') as running,
+                  count(*) filter (where state = 'pending' and due_at <= now() and connection_id is distinct from $1) as due,
+                  count(*) filter (where state = 'pending' and due_at <= now() and connection_id = $1) as hanging
+             from "${schema}".jobs where state in ('running', 'pending')`,
+          [hangingConnection ?? null],
+        );
+        running.push(Number(rows[0]!.running));
+        due.push(Number(rows[0]!.due));
+        hangingDueMax = Math.max(hangingDueMax, Number(rows[0]!.hanging));
+        await sleep(250);
+      }
+    });
+    return {
+      async stop(): Promise<JobsSampled> {
+        on = false;
+        await done;
+        const r = summarise(running.values());
+        const d = summarise(due.values());
+        return { runningMean: r.mean, runningMax: r.max, dueMean: d.mean, dueMax: d.max, cap: s.integrationReplicas * workers, hangingDueMax };
+      },
+    };
+  };
   const vacuum = async () => {
     const schema = sys.schemas.integration;
     await withBenchClient(async (client) => {
@@ -437,6 +489,7 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
     await meter.prepare();
     const before = await scrape();
     const sampler = opts.db ? pgActivitySampler(groups) : undefined;
+    let jobsWatch: ReturnType<typeof jobsSampler> | undefined;
     const phaseStart = Date.now();
     const open = await openLoop(
       async (i, dueMs) => {
@@ -458,6 +511,7 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
           start: () => {
             meter.start();
             void sampler?.start();
+            jobsWatch = jobsSampler(opts.hang ? orgs[0]!.slackId : undefined);
           },
           stop: () => undefined,
         },
@@ -467,6 +521,7 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
     const drainS = await waitCalls(c0 + expectedCalls, s.drainTimeoutS);
     meter.stop();
     const db = await sampler?.stop();
+    const jobs = await jobsWatch?.stop();
     const after = await scrape();
     if (Number.isNaN(drainS)) log(`  not every call arrived within ${s.drainTimeoutS} s: ${providers.calls - c0} of ${expectedCalls}`);
     const records = (await providers.collect()).filter((r) => r.phase === name && r.seq >= warmupCount);
@@ -537,6 +592,7 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
       pauses: pauses.during(windowFrom, windowFrom + durationS * 1000 + Math.max(0, ...kindSummaries.map((k) => (Number.isFinite(k.max) ? k.max : s.drainTimeoutS * 1000)))),
       metrics: metricsBetween(before, after),
       db,
+      jobs,
     };
     if (opts.hang) {
       const { rows } = await withBenchClient((client) =>
@@ -551,6 +607,7 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
     log(`  p99 Slack ${k[0]!.p99.toFixed(1)} ms, Teams ${k[1]!.p99.toFixed(1)}, GitHub create ${k[2]!.p99.toFixed(1)}, read-back ${k[3]!.p99.toFixed(1)}; others ${phase.others.p99.toFixed(1)} (max ${phase.others.max.toFixed(0)}); create answer p99 ${open.latency.p99.toFixed(1)} ms`);
     log(`  ${phase.arrived}/${phase.expected} calls arrived (${phase.missing} missing), ${duplicates} duplicates, ${phase.refused} refused${open.problems.length ? `; PROBLEMS: ${open.problems.join(', ')}` : ''}`);
     log(`  others' p99 by ${TIMELINE_BUCKET_S} s of filing: ${phase.timeline.map((t) => t.othersP99.toFixed(1)).join(' · ')} ms; machine pauses ≥ ${REPORTED_PAUSE_MS} ms: ${phase.pauses.count}`);
+    if (jobs) log(`  jobs: running mean ${jobs.runningMean.toFixed(0)}, max ${jobs.runningMax} (cap ${jobs.cap}); due and unclaimed mean ${jobs.dueMean.toFixed(0)}, max ${jobs.dueMax}${opts.hang ? ` (others); the hanging connection's due jobs up to ${jobs.hangingDueMax}` : ''}`);
     log(`  service: mean job lag ${fmtAction(phase.metrics.lagMs)}, mean job run ${fmtAction(phase.metrics.runMs)}, event-loop delay p99 ${phase.metrics.loopLagP99Ms.toFixed(1)} ms, consumer ${phase.metrics.consumeMs.toFixed(1)} ms per transaction of ${phase.metrics.eventsPerTx.toFixed(1)} events`);
     return phase;
   }
@@ -606,6 +663,7 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
     let before: Promise<MetricsSnapshot> | undefined;
     const sampler = pgActivitySampler(groups);
     let writesBefore: ReturnType<typeof tableWrites> | undefined;
+    let jobsWatch: ReturnType<typeof jobsSampler> | undefined;
     while (performance.now() < windowEnd) {
       const now = performance.now();
       if (!started && now >= windowStart) {
@@ -616,6 +674,7 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
         oStart = outstanding();
         before = scrape();
         writesBefore = tableWrites();
+        jobsWatch = jobsSampler();
         void sampler.start();
         cutProfiles();
       }
@@ -646,6 +705,7 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
     const fEnd = filed + pending;
     meter.stop();
     const db = await sampler.stop();
+    const jobs = await jobsWatch?.stop();
     cutProfiles();
     const after = await scrape();
     // Statistics reach pg_stat_user_tables within a second or so of each transaction.
@@ -654,8 +714,9 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
     const filedInWindow = fEnd - fStart;
     const rowsPerIssue = Object.fromEntries(
       [...w1].map(([t, v]) => {
-        const b = w0.get(t) ?? { ins: 0, upd: 0, del: 0 };
-        return [t, { ins: (v.ins - b.ins) / filedInWindow, upd: (v.upd - b.upd) / filedInWindow, del: (v.del - b.del) / filedInWindow }];
+        const b = w0.get(t) ?? { ins: 0, upd: 0, del: 0, scans: 0 };
+        const per = (k: 'ins' | 'upd' | 'del' | 'scans') => (v[k] - b[k]) / filedInWindow;
+        return [t, { ins: per('ins'), upd: per('upd'), del: per('del'), scans: per('scans') }];
       }),
     );
     const jobsEnd = await withBenchClient(async (client) => {
@@ -682,6 +743,7 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
       bounded: !Number.isNaN(drainS) && oEnd - oStart <= 0.1 * s.feedWindow,
       metrics: metricsBetween(await before!, after),
       db,
+      jobs,
       rowsPerIssue,
       jobsEnd,
       errors,
@@ -692,6 +754,7 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
       `  ${Math.round(phase.callsPerS)} calls/s at the providers (${Math.round(phase.filedPerS!)} issues/s filed), outstanding ${oStart} → ${oEnd} (max ${o.max}), ` +
         `drained in ${drainS.toFixed(1)} s, jobs due at the end ${phase.metrics!.jobsDueEnd}, consumer lag ${phase.metrics!.consumerLagEnd}; ${errors} filing errors`,
     );
+    if (jobs) log(`  jobs: running mean ${jobs.runningMean.toFixed(0)}, max ${jobs.runningMax} (cap ${jobs.cap}); due and unclaimed mean ${jobs.dueMean.toFixed(0)}, max ${jobs.dueMax}`);
     log(`  service: mean job lag ${fmtAction(phase.metrics!.lagMs)}, mean job run ${fmtAction(phase.metrics!.runMs)}, event-loop delay p99 ${phase.metrics!.loopLagP99Ms.toFixed(1)} ms, consumer ${phase.metrics!.consumeMs.toFixed(1)} ms per transaction of ${phase.metrics!.eventsPerTx.toFixed(1)} events`);
     return phase;
   }
@@ -701,7 +764,9 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
     const settledS = await quiesce();
     const name = 'bare';
     const label = `bare undici loop, the four calls of an issue in turn (Slack, Teams, GitHub create, GitHub read), keep-alive pools`;
-    log(`${label}: ${bareConcurrency} loops, ${s.tpWarmupS} s warm-up + ${s.tpDurationS} s`);
+    // The stand-ins need no long warm-up (the sustained run's fills a deep backlog first).
+    const warmS = Math.min(3, s.tpWarmupS);
+    log(`${label}: ${bareConcurrency} loops, ${warmS} s warm-up + ${s.tpDurationS} s`);
     const pools = {
       slack: new Pool(base(providers.ports.slack), { connections: bareConcurrency, pipelining: 1 }),
       teams: new Pool(base(providers.ports.teams), { connections: bareConcurrency, pipelining: 1 }),
@@ -709,7 +774,7 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
     };
     const meter = meterOf();
     await meter.prepare();
-    const windowStart = performance.now() + s.tpWarmupS * 1000;
+    const windowStart = performance.now() + warmS * 1000;
     const windowEnd = windowStart + s.tpDurationS * 1000;
     let aStart = NaN;
     let errors = 0;
@@ -718,7 +783,7 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
     const windowTimer = setTimeout(() => {
       meter.start();
       aStart = providers.calls;
-    }, s.tpWarmupS * 1000);
+    }, warmS * 1000);
     const timed = async (pool: Pool, opts: Parameters<Pool['request']>[0], expect: number): Promise<string> => {
       const sent = performance.now();
       const res = await pool.request(opts);

@@ -1,4 +1,4 @@
-import type { CpuUsage } from '../lib/cpu.ts';
+import { coresTakenFromRun, type CpuUsage } from '../lib/cpu.ts';
 import type { PgActivity } from '../lib/pg-activity.ts';
 import { REPORTED_PAUSE_MS } from '../lib/machine-pauses.ts';
 import { fmtMs, fmtRate, machineLine, table } from '../lib/report.ts';
@@ -63,6 +63,14 @@ export function integrationsMarkdown(r: IntegrationsReport, command: string, not
   out.push('');
   out.push(`Machine: ${machineLine(r.machine, [`load average ${r.machine.loadAverage.join(' / ')} at start, ${r.loadAtEnd.join(' / ')} at end`])}.`);
   if (note) out.push(`\n> ${note}`);
+  const taken = Math.max(...[...r.latency.map((p) => p.cpu), ...r.throughput.map((t) => t.cpu)].map(coresTakenFromRun).filter(Number.isFinite));
+  if (taken > 0.2 || r.machine.loadAverage[0] > 1) {
+    out.push('');
+    out.push(
+      `> **Not a quiet machine**: load average ${r.machine.loadAverage[0]} at start, and processes outside the benchmark and the hypervisor (steal) took up to ${taken.toFixed(2)} cores during a measured window. ` +
+        'The service\'s latency here moves with the machine\'s load (its event loop waits for a core); compare these figures with the targets only after a rerun on a quiet machine.',
+    );
+  }
   out.push('');
   out.push(`Service settings: ${Object.entries(r.serviceSettings).map(([k, v]) => `\`${k}=${v}\``).join(', ')}${s.cpuProfDir ? '; **services under the CPU profiler** (`--cpu-prof`)' : ''}.`);
   out.push('');
@@ -104,7 +112,10 @@ export function integrationsMarkdown(r: IntegrationsReport, command: string, not
     out.push('');
     out.push(
       `The hanging webhook held ${h.held} calls (each until \`INTEGRATION_CALL_TIMEOUT_MS\`); its connection's breaker opened ${h.breakerOpens}× during the run; ` +
-        `its jobs when the run ended: ${Object.entries(h.jobs).map(([k, v]) => `${v} ${k}`).join(', ') || 'none'}.`,
+        `its jobs when the run ended: ${Object.entries(h.jobs).map(([k, v]) => `${v} ${k}`).join(', ') || 'none'}. ` +
+        (hanging.jobs
+          ? `Due jobs of the hanging connection, waiting for a slot: up to ${hanging.jobs.hangingDueMax}; due jobs of every other connection meanwhile: mean ${hanging.jobs.dueMean.toFixed(0)}, max ${hanging.jobs.dueMax} (control run: mean ${control.jobs?.dueMean.toFixed(0) ?? '–'}, max ${control.jobs?.dueMax ?? '–'}).`
+          : ''),
     );
   }
   out.push('');
@@ -191,18 +202,39 @@ export function integrationsMarkdown(r: IntegrationsReport, command: string, not
         `Run 1's figures are per call of its measured issues (${CALLS_PER_ISSUE} per issue); its window includes the drain after filing stopped.`,
     );
   }
+  const jobsLines = [
+    ...r.latency.filter((p) => p.jobs).map((p) => [p.name === 'run1' ? 'run 1' : p.name, p.jobs!] as const),
+    ...(sustained?.jobs ? [['sustained', sustained.jobs] as const] : []),
+  ].map(([w, j]) => `${w}: running mean ${j.runningMean.toFixed(0)}, max ${j.runningMax} (cap ${j.cap}); due and unclaimed mean ${j.dueMean.toFixed(0)}, max ${j.dueMax}${w === 'hanging' ? ' (other connections)' : ''}`);
+  if (jobsLines.length) {
+    out.push('');
+    out.push(`The jobs table sampled every 250 ms (running = claimed by a replica and not finished; the cap is \`INTEGRATION_WORKERS\` × replicas): ${jobsLines.join('; ')}.`);
+  }
   if (sustained?.rowsPerIssue) {
     const rows = Object.entries(sustained.rowsPerIssue).filter(([, v]) => v.ins + v.upd + v.del > 0.005);
     out.push('');
     out.push(
-      `Rows the integration service wrote per issue filed in the sustained window (pg_stat_user_tables of its schema): ${rows
-        .map(([t, v]) => `${t} ${v.ins.toFixed(2)} inserted, ${v.upd.toFixed(2)} updated${v.del > 0.005 ? `, ${v.del.toFixed(2)} deleted` : ''}`)
+      `Rows the integration service wrote per issue filed in the sustained window, and the scans (index or sequential: one per lookup) it made of each table (pg_stat_user_tables of its schema): ${rows
+        .map(([t, v]) => `${t} ${v.ins.toFixed(2)} inserted, ${v.upd.toFixed(2)} updated${v.del > 0.005 ? `, ${v.del.toFixed(2)} deleted` : ''} (${v.scans.toFixed(1)} scans)`)
         .join('; ')}. Jobs by state at the window's end: ${Object.entries(sustained.jobsEnd ?? {})
         .map(([k, v]) => `${v} ${k}`)
         .join(', ')}.`,
     );
   }
   out.push('');
-  out.push(`Kinds of call measured: ${KINDS.join(', ')}.`);
+  out.push('### Notes');
+  out.push('');
+  out.push(
+    `- Calls measured: ${KINDS.join(', ')}. The stand-ins answer in about a millisecond (the direct baseline), so every figure above is the system's: the gateway and issue service filing, ` +
+      "the outbox relay and NATS, the integration service's consumer (one transaction per batch of events: inbox rows, the connections and campaign lookups, the jobs and a NOTIFY) and worker " +
+      '(claim, the issue service read of a tracker create, the call, then the job, activity and connection-health writes).',
+  );
+  out.push(
+    "- The hanging run points organisation 0's Slack connection at a stand-in that reads each request and never answers, so its calls end at `INTEGRATION_CALL_TIMEOUT_MS`; " +
+      'its breaker opens once enough of them failed. Its own Slack posts are left out of "others" in both compared runs.',
+  );
+  out.push(
+    '- CPU and database time are billed by process (tests/bench/lib/cpu.ts with `postgresByClient`: each Postgres backend to the service it serves); the database time is sampled from pg_stat_activity (tests/bench/lib/pg-activity.ts).',
+  );
   return out.join('\n');
 }
