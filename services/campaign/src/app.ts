@@ -6,7 +6,7 @@ import type { CampaignConfig } from './config.ts';
 import { READINESS_CONSUMER, readinessBatchHandler, readinessSubject } from './consumers/readiness.ts';
 import { campaignMetrics } from './metrics.ts';
 import { campaignMigrations } from './migrations/index.ts';
-import { routes } from './routes/index.ts';
+import { registrations } from './routes/index.ts';
 import type { CampaignDatabase } from './storage/schema.ts';
 import type { Logger } from '@preflight/log';
 
@@ -68,7 +68,7 @@ export const campaignService: ServiceSpec<CampaignDatabase, CampaignConfig, Camp
     });
     return {
       mount: (app) => {
-        for (const register of routes) register(app, { db: database.db, events: { prefix }, metrics });
+        for (const register of registrations) register(app, { db: database.db, events: { prefix }, metrics });
       },
       releases: [() => consumer.stop(), stopRelay],
       handle: { nats: conn, js, stopRelay, startRelay },

@@ -13,7 +13,7 @@ import type { RegisterRoute } from './route.ts';
 import { registerAddSigner, registerListSigners, registerRemoveSigner } from './signers.ts';
 import { registerCompleteTask, registerCreateTask, registerCreateTester } from './testers.ts';
 
-export const routes: readonly RegisterRoute[] = [
+export const registrations: readonly RegisterRoute[] = [
   // Public API (an API key, confined to its organisation).
   registerListCampaigns,
   // Admin API (the operator, every organisation).
