@@ -1,39 +1,42 @@
-import { registerChangeCampaignStatus } from './change-campaign-status.ts';
-import { registerCreateCampaign } from './create-campaign.ts';
-import { registerCreateSite } from './create-site.ts';
-import { registerGetCampaign } from './get-campaign.ts';
-import { registerGetCampaignPolicy } from './get-campaign-policy.ts';
-import { registerGetInternalCampaign } from './get-internal-campaign.ts';
-import { registerListCampaigns } from './list-campaigns.ts';
-import { registerListOrganizationCampaigns } from './list-organization-campaigns.ts';
-import { registerListSites } from './list-sites.ts';
-import { registerPutCampaignPolicy } from './put-campaign-policy.ts';
-import { registerAddStamp, registerAddWaiver, registerGetReport } from './report.ts';
-import type { RegisterRoute } from './route.ts';
-import { registerAddSigner, registerListSigners, registerRemoveSigner } from './signers.ts';
-import { registerCompleteTask, registerCreateTask, registerCreateTester } from './testers.ts';
+import { adminAddSigner } from './admin-add-signer.ts';
+import { adminAddStamp } from './admin-add-stamp.ts';
+import { adminAddWaiver } from './admin-add-waiver.ts';
+import { adminChangeStatus } from './admin-change-status.ts';
+import { adminCompleteTask } from './admin-complete-task.ts';
+import { adminCreateCampaign } from './admin-create-campaign.ts';
+import { adminCreateSite } from './admin-create-site.ts';
+import { adminCreateTask } from './admin-create-task.ts';
+import { adminCreateTester } from './admin-create-tester.ts';
+import { adminGetCampaign } from './admin-get-campaign.ts';
+import { adminGetPolicy } from './admin-get-policy.ts';
+import { adminGetReport } from './admin-get-report.ts';
+import { adminListCampaigns } from './admin-list-campaigns.ts';
+import { adminListSigners } from './admin-list-signers.ts';
+import { adminListSites } from './admin-list-sites.ts';
+import { adminRemoveSigner } from './admin-remove-signer.ts';
+import { adminReplacePolicy } from './admin-replace-policy.ts';
+import type { Registration } from './context.ts';
+import { internalGetCampaign } from './internal-get-campaign.ts';
+import { publicListCampaigns } from './public-list-campaigns.ts';
 
-export const registrations: readonly RegisterRoute[] = [
-  // Public API (an API key, confined to its organisation).
-  registerListCampaigns,
-  // Admin API (the operator, every organisation).
-  registerCreateSite,
-  registerListSites,
-  registerListOrganizationCampaigns,
-  registerCreateCampaign,
-  registerGetCampaign,
-  registerChangeCampaignStatus,
-  registerGetCampaignPolicy,
-  registerPutCampaignPolicy,
-  registerAddSigner,
-  registerListSigners,
-  registerRemoveSigner,
-  registerGetReport,
-  registerAddStamp,
-  registerAddWaiver,
-  registerCreateTask,
-  registerCreateTester,
-  registerCompleteTask,
-  // Internal, for other services.
-  registerGetInternalCampaign,
+export const registrations: readonly Registration[] = [
+  publicListCampaigns,
+  adminCreateSite,
+  adminListSites,
+  adminListCampaigns,
+  adminCreateCampaign,
+  adminGetCampaign,
+  adminChangeStatus,
+  adminGetPolicy,
+  adminReplacePolicy,
+  adminAddSigner,
+  adminListSigners,
+  adminRemoveSigner,
+  adminGetReport,
+  adminAddStamp,
+  adminAddWaiver,
+  adminCreateTask,
+  adminCreateTester,
+  adminCompleteTask,
+  internalGetCampaign,
 ];

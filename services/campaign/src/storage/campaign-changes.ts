@@ -1,10 +1,10 @@
-import { enqueueEvent } from '@preflight/bus';
 import { sql, type Kysely } from '@preflight/db';
 import type { CampaignStatus } from '@preflight/contract';
-import { campaignStatusEventKind, createEvent, encodeEvent, toTimestamp, type DomainEvent } from '@preflight/events';
+import { campaignStatusEventKind, createEvent, toTimestamp } from '@preflight/events';
 import { canTransition, INITIAL_CAMPAIGN_STATUS } from '../domain/campaign-lifecycle.ts';
 import { INITIAL_VERDICT } from '../domain/launch-policy.ts';
 import { findCampaign } from './campaigns.ts';
+import { enqueueCampaignEvent, type EventTarget } from './outbox.ts';
 import type { CampaignDatabase, CampaignRow } from './schema.ts';
 
 /*
@@ -13,19 +13,6 @@ import type { CampaignDatabase, CampaignRow } from './schema.ts';
  * to the transactional outbox inside that same transaction, so an event exists if and only if
  * its change committed; the outbox relay publishes it on `<prefix>.campaign.<event>`.
  */
-
-/** Where events go: the subject prefix (`preflight`, isolated in tests). */
-export interface EventTarget {
-  prefix: string;
-}
-
-/**
- * Puts a domain event of the campaign service in the outbox, inside the transaction that makes
- * the change it announces (every state change of this schema enqueues through here).
- */
-export async function enqueueCampaignEvent(trx: Kysely<CampaignDatabase>, target: EventTarget, event: DomainEvent, orgId: string): Promise<string> {
-  return enqueueEvent(trx, { ...encodeEvent(event, target.prefix), orgId });
-}
 
 /** Creates a Draft campaign on a site, in the site's organisation; undefined if the site does not exist. */
 export async function createCampaign(

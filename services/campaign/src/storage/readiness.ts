@@ -13,7 +13,7 @@ import {
   type SignOffDecision,
   type Verdict,
 } from '../domain/launch-policy.ts';
-import { enqueueCampaignEvent, type EventTarget } from './campaign-changes.ts';
+import { enqueueCampaignEvent, type EventTarget } from './outbox.ts';
 import type { CampaignDatabase, SealState } from './schema.ts';
 
 /*

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from '@preflight/db';
 import type { SignOffDecision } from '../domain/launch-policy.ts';
-import type { EventTarget } from './campaign-changes.ts';
+import type { EventTarget } from './outbox.ts';
 import { recomputeReadiness, type Recompute } from './readiness.ts';
 import type { CampaignDatabase, ReportEntryKind, ReportEntryRow, SealState, SignerRow } from './schema.ts';
 

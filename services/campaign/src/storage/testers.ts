@@ -1,6 +1,6 @@
 import { sql, type Kysely } from '@preflight/db';
 import { createEvent, toTimestamp } from '@preflight/events';
-import { enqueueCampaignEvent, type EventTarget } from './campaign-changes.ts';
+import { enqueueCampaignEvent, type EventTarget } from './outbox.ts';
 import type { CampaignDatabase, TaskRow, TesterRow } from './schema.ts';
 
 /*

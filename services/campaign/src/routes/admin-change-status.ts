@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { optionalText } from '@preflight/contract';
 import { conflict, notFound, parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
 import { allowedTransitions, refusedTransitionDetail, TARGET_STATUSES } from '../domain/campaign-lifecycle.ts';
-import { toPublicCampaign } from '../views/campaign-shapes.ts';
+import { toPublicCampaign } from '../views/campaign-view.ts';
 import { changeCampaignStatus } from '../storage/campaign-changes.ts';
-import type { RegisterRoute } from './route.ts';
+import type { Registration } from './context.ts';
 
-export const MAX_REASON = 1_000;
+const MAX_REASON = 1_000;
 
 const ChangeCampaignStatusRequestSchema = z.strictObject({
   to: z.enum(TARGET_STATUSES, {
@@ -20,7 +20,7 @@ const ChangeCampaignStatusRequestSchema = z.strictObject({
  * (domain/campaign-lifecycle.ts). A move the lifecycle forbids, including to the current
  * status, is a 409 naming the current status and the allowed targets.
  */
-export const registerChangeCampaignStatus: RegisterRoute = (app, { db, events }) => {
+export const adminChangeStatus: Registration = (app, { db, events }) => {
   app.post('/admin/v1/campaigns/:id/status', async (req, res) => {
     requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

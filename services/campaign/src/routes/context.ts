@@ -1,16 +1,15 @@
 import type { Express } from 'express';
 import type { Kysely } from '@preflight/db';
 import type { CampaignMetrics } from '../metrics.ts';
-import type { EventTarget } from '../storage/campaign-changes.ts';
+import type { EventTarget } from '../storage/outbox.ts';
 import type { CampaignDatabase } from '../storage/schema.ts';
 
-/** What a route needs from the wiring. */
-export interface RouteDeps {
+/** What a route handler may use; built once in app.ts. */
+export interface RouteContext {
   db: Kysely<CampaignDatabase>;
   /** Where the domain events of a change go (the outbox rows' subjects). */
   events: EventTarget;
   metrics: CampaignMetrics;
 }
 
-/** One endpoint: adds its handler to the app. */
-export type RegisterRoute = (app: Express, deps: RouteDeps) => void;
+export type Registration = (app: Express, ctx: RouteContext) => void;

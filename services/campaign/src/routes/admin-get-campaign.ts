@@ -1,10 +1,10 @@
 import { notFound, pathId, requireAdmin, sendJson } from '@preflight/http';
-import { toPublicCampaign } from '../views/campaign-shapes.ts';
+import { toPublicCampaign } from '../views/campaign-view.ts';
 import { findCampaign } from '../storage/campaigns.ts';
-import type { RegisterRoute } from './route.ts';
+import type { Registration } from './context.ts';
 
 /** GET /admin/v1/campaigns/:id: one campaign of any organisation, in the public shape. */
-export const registerGetCampaign: RegisterRoute = (app, { db }) => {
+export const adminGetCampaign: Registration = (app, { db }) => {
   app.get('/admin/v1/campaigns/:id', async (req, res) => {
     requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

@@ -1,18 +1,18 @@
 import { z } from 'zod';
 import { requiredText } from '@preflight/contract';
 import { notFound, parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
-import { toPublicCampaign } from '../views/campaign-shapes.ts';
+import { toPublicCampaign } from '../views/campaign-view.ts';
 import { createCampaign } from '../storage/campaign-changes.ts';
-import type { RegisterRoute } from './route.ts';
+import type { Registration } from './context.ts';
 
-export const MAX_CAMPAIGN_NAME = 200;
+const MAX_CAMPAIGN_NAME = 200;
 
 const CreateCampaignRequestSchema = z.strictObject({
   name: requiredText(MAX_CAMPAIGN_NAME),
 });
 
 /** POST /admin/v1/sites/:siteId/campaigns {name}: a Draft campaign in the site's organisation. */
-export const registerCreateCampaign: RegisterRoute = (app, { db, events }) => {
+export const adminCreateCampaign: Registration = (app, { db, events }) => {
   app.post('/admin/v1/sites/:siteId/campaigns', async (req, res) => {
     requireAdmin(req);
     const siteId = pathId(req.params.siteId, 'site');

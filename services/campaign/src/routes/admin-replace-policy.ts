@@ -3,7 +3,7 @@ import { IssueSeveritySchema } from '@preflight/contract';
 import { notFound, parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
 import { MAX_OPEN_LIMIT, policyProblem } from '../domain/launch-policy.ts';
 import { replacePolicy } from '../storage/readiness.ts';
-import type { RegisterRoute } from './route.ts';
+import type { Registration } from './context.ts';
 
 const required = { error: (issue: { input: unknown }) => (issue.input === undefined ? 'Is required.' : undefined) };
 
@@ -20,7 +20,7 @@ const ThresholdSchema = z.strictObject(
 );
 
 /** The whole policy, every field required (PUT replaces); the thresholds must be consistent. */
-export const LaunchPolicySchema = z
+const LaunchPolicySchema = z
   .strictObject({ doNotLaunch: ThresholdSchema, atRisk: ThresholdSchema }, required)
   .superRefine((policy, ctx) => {
     const problem = policyProblem(policy);
@@ -33,7 +33,7 @@ export const LaunchPolicySchema = z
  * with the policy. Unknown properties, missing fields, bad severities, negative or fractional
  * counts and an AtRisk threshold more severe than the DoNotLaunch one are 422.
  */
-export const registerPutCampaignPolicy: RegisterRoute = (app, { db, events, metrics }) => {
+export const adminReplacePolicy: Registration = (app, { db, events, metrics }) => {
   app.put('/admin/v1/campaigns/:id/policy', async (req, res) => {
     requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

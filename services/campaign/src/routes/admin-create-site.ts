@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { httpUrl, requiredText } from '@preflight/contract';
 import { parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
-import { toAdminSite } from '../views/site-shape.ts';
+import { toAdminSite } from '../views/site-view.ts';
 import { insertSite } from '../storage/sites.ts';
-import type { RegisterRoute } from './route.ts';
+import type { Registration } from './context.ts';
 
-export const MAX_SITE_NAME = 200;
+const MAX_SITE_NAME = 200;
 
 const CreateSiteRequestSchema = z.strictObject({
   name: requiredText(MAX_SITE_NAME),
@@ -15,7 +15,7 @@ const CreateSiteRequestSchema = z.strictObject({
 });
 
 /** POST /admin/v1/organizations/:orgId/sites {name, url?}. The gateway has checked the organisation exists. */
-export const registerCreateSite: RegisterRoute = (app, { db }) => {
+export const adminCreateSite: Registration = (app, { db }) => {
   app.post('/admin/v1/organizations/:orgId/sites', async (req, res) => {
     requireAdmin(req);
     const orgId = pathId(req.params.orgId, 'organization');

@@ -1,11 +1,11 @@
 import { CampaignListQuerySchema } from '@preflight/contract';
 import { parseQuery, pathId, requireAdmin, sendJson } from '@preflight/http';
-import { toPublicCampaign } from '../views/campaign-shapes.ts';
+import { toPublicCampaign } from '../views/campaign-view.ts';
 import { listCampaigns } from '../storage/campaigns.ts';
-import type { RegisterRoute } from './route.ts';
+import type { Registration } from './context.ts';
 
 /** GET /admin/v1/organizations/:orgId/campaigns?status= : as the public list, for any organisation. */
-export const registerListOrganizationCampaigns: RegisterRoute = (app, { db }) => {
+export const adminListCampaigns: Registration = (app, { db }) => {
   app.get('/admin/v1/organizations/:orgId/campaigns', async (req, res) => {
     requireAdmin(req);
     const orgId = pathId(req.params.orgId, 'organization');

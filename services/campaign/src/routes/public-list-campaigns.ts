@@ -1,11 +1,11 @@
 import { CampaignListQuerySchema } from '@preflight/contract';
 import { parseQuery, requireApiKey, sendJson } from '@preflight/http';
-import { toPublicCampaign } from '../views/campaign-shapes.ts';
+import { toPublicCampaign } from '../views/campaign-view.ts';
 import { listCampaigns } from '../storage/campaigns.ts';
-import type { RegisterRoute } from './route.ts';
+import type { Registration } from './context.ts';
 
 /** GET /api/v1/campaigns?status= : the calling key's organisation's campaigns, newest first, not paged. */
-export const registerListCampaigns: RegisterRoute = (app, { db }) => {
+export const publicListCampaigns: Registration = (app, { db }) => {
   app.get('/api/v1/campaigns', async (req, res) => {
     const { orgId } = requireApiKey(req);
     const query = parseQuery(CampaignListQuerySchema, req.query);

@@ -1,14 +1,14 @@
 import { notFound, pathId, requireAdmin, sendJson } from '@preflight/http';
 import { findCampaign } from '../storage/campaigns.ts';
 import { loadPolicy } from '../storage/readiness.ts';
-import type { RegisterRoute } from './route.ts';
+import type { Registration } from './context.ts';
 
 /**
  * GET /admin/v1/campaigns/:id/policy: the campaign's launch thresholds,
  * `{doNotLaunch: {minSeverity, maxOpen}, atRisk: {minSeverity, maxOpen}}` (the default until
  * an operator replaced them). Semantics: domain/launch-policy.ts and docs/readiness.md.
  */
-export const registerGetCampaignPolicy: RegisterRoute = (app, { db }) => {
+export const adminGetPolicy: Registration = (app, { db }) => {
   app.get('/admin/v1/campaigns/:id/policy', async (req, res) => {
     requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

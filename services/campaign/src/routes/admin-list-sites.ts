@@ -1,10 +1,10 @@
 import { pathId, requireAdmin, sendJson } from '@preflight/http';
-import { toAdminSite } from '../views/site-shape.ts';
+import { toAdminSite } from '../views/site-view.ts';
 import { listSites } from '../storage/sites.ts';
-import type { RegisterRoute } from './route.ts';
+import type { Registration } from './context.ts';
 
 /** GET /admin/v1/organizations/:orgId/sites: the organisation's sites, newest first. */
-export const registerListSites: RegisterRoute = (app, { db }) => {
+export const adminListSites: Registration = (app, { db }) => {
   app.get('/admin/v1/organizations/:orgId/sites', async (req, res) => {
     requireAdmin(req);
     const orgId = pathId(req.params.orgId, 'organization');

@@ -1,0 +1,19 @@
+import { notFound, pathId, requireAdmin } from '@preflight/http';
+import { removeSigner } from '../storage/report.ts';
+import type { Registration } from './context.ts';
+
+/**
+ * DELETE /admin/v1/campaigns/:id/signers/:signerId: 204; the signer and its entries go. The
+ * remaining signers may all be in on the current version, which seals it.
+ */
+export const adminRemoveSigner: Registration = (app, { db, events }) => {
+  app.delete('/admin/v1/campaigns/:id/signers/:signerId', async (req, res) => {
+    requireAdmin(req);
+    const id = pathId(req.params.id, 'campaign');
+    const signerId = pathId(req.params.signerId, 'signer');
+    const removed = await removeSigner(db, { campaignId: id, signerId }, events);
+    if (removed === 'not_found_campaign') throw notFound('campaign', id);
+    if (removed === 'not_found_signer') throw notFound('signer', signerId);
+    res.status(204).end();
+  });
+};
