@@ -3,7 +3,9 @@ import type { Kysely } from '@preflight/db';
 import { decodeEvent, kindOfSubject, kindOfType, ownerSubjects, type DomainEvent } from '@preflight/events';
 import type { Logger } from '@preflight/log';
 import type { CampaignMetrics } from '../metrics.ts';
-import { applyToStats, lockIssueStats, mergeIssueStates, projectIssues, recomputeReadiness, storeIssueStats, type IssueState } from '../storage/readiness.ts';
+import { applyToStats, mergeIssueStates, type IssueState } from '../domain/issue-stats.ts';
+import { lockIssueStats, projectIssues, storeIssueStats } from '../storage/issue-projection.ts';
+import { recomputeReadiness } from '../storage/readiness.ts';
 import type { CampaignDatabase } from '../storage/schema.ts';
 
 /** The durable consumer's name: replicas share it, and it labels the inbox rows and metrics. */

@@ -2,7 +2,7 @@ import { ISSUE_SEVERITIES, SEVERITY_RANK, type Gate, type IssueSeverity, type Is
 
 /*
  * The launch policy: how a campaign's open issues become its readiness verdict and gate.
- * Pure rules, no I/O; the projection (storage/readiness.ts) feeds them counts of issues.
+ * Pure rules, no I/O; the projection (domain/issue-stats.ts) feeds them counts of issues.
  */
 
 /** "More than `maxOpen` open issues of severity `minSeverity` or worse." */
@@ -78,7 +78,7 @@ export interface IssueCount {
   count: number;
 }
 
-/** The sign-offs as far as the gate is concerned (storage/readiness.ts works them out). */
+/** The sign-offs as far as the gate is concerned (domain/readiness-report.ts works them out). */
 export interface SignOffState {
   /** Required signers: every signer of the campaign. 0 leaves the gate to the level alone. */
   required: number;

@@ -2,7 +2,7 @@ import { sql, type Kysely } from '@preflight/db';
 
 /*
  * Per-campaign issue statistics, maintained by the readiness consumer in the transaction that
- * replaces an issue's projection row (storage/readiness.ts), so a recompute reads one row
+ * replaces an issue's projection row (storage/issue-projection.ts), so a recompute reads one row
  * instead of scanning every issue of the campaign twice (a group-by and an md5 of the sorted
  * open ids), which grew with the campaign:
  * - `counts`: how many projected issues are in each (severity, status) pair, as
@@ -40,7 +40,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     from issue_projection p
     group by campaign_id`.execute(db);
 
-  // Same form as openSetDigest() in storage/readiness.ts; an empty set keeps md5('').
+  // Same form as openSetDigest() in domain/issue-stats.ts; an empty set keeps md5('').
   await sql`
     update campaigns c set report_open_digest = 'xor:' || s.open_count || ':' || s.open_hash_hi || ':' || s.open_hash_lo
     from campaign_issue_stats s

@@ -1,8 +1,9 @@
 import { sql, type Kysely } from '@preflight/db';
 import type { SignOffDecision } from '../domain/launch-policy.ts';
+import type { ReportEntryKind, SealState } from '../domain/readiness-report.ts';
 import type { EventTarget } from './outbox.ts';
 import { recomputeReadiness, type Recompute } from './readiness.ts';
-import type { CampaignDatabase, ReportEntryKind, ReportEntryRow, SealState, SignerRow } from './schema.ts';
+import type { CampaignDatabase, ReportEntryRow, SignerRow } from './schema.ts';
 
 /*
  * The readiness report's signers and entries (docs/readiness.md, "Launch sign-off"). Every

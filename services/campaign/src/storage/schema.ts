@@ -1,5 +1,7 @@
 import type { Generated, Selectable } from '@preflight/db';
 import type { CampaignStatus, Gate, IssueSeverity, ReadinessLevel } from '@preflight/contract';
+import type { SignOffDecision } from '../domain/launch-policy.ts';
+import type { ReportEntryKind, SealState } from '../domain/readiness-report.ts';
 
 /** Tables of the campaign schema, as kysely sees them (migrations/ creates them). */
 export interface CampaignDatabase {
@@ -34,7 +36,7 @@ export interface CampaignsTable {
   readiness_level: ReadinessLevel;
   gate: Gate;
   // The readiness report (storage/report.ts): its current version, a digest of its set of open
-  // issue ids (storage/readiness.ts `openSetDigest`: how a change of the set is noticed), and
+  // issue ids (domain/issue-stats.ts `openSetDigest`: how a change of the set is noticed), and
   // the seal of the current version.
   report_version: Generated<number>;
   report_open_digest: Generated<string>;
@@ -45,10 +47,6 @@ export interface CampaignsTable {
   updated_at: Generated<Date>;
 }
 
-/** `open`: the current version is not sealed (yet, or any more); `sealed`: it is. */
-export type SealState = 'open' | 'sealed';
-export type SignOffDecision = 'approve' | 'reject';
-export type ReportEntryKind = 'stamp' | 'waiver';
 /** Invited: no task done yet; Started: some; Completed: every required task (once, for good). */
 export type TesterStatus = 'Invited' | 'Started' | 'Completed';
 
