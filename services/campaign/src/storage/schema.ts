@@ -2,6 +2,7 @@ import type { Generated, Selectable } from '@preflight/db';
 import type { CampaignStatus, Gate, IssueSeverity, ReadinessLevel } from '@preflight/contract';
 import type { SignOffDecision } from '../domain/launch-policy.ts';
 import type { ReportEntryKind, SealState } from '../domain/readiness-report.ts';
+import type { TesterStatus } from '../domain/tester-progress.ts';
 
 /** Tables of the campaign schema, as kysely sees them (migrations/ creates them). */
 export interface CampaignDatabase {
@@ -47,8 +48,6 @@ export interface CampaignsTable {
   updated_at: Generated<Date>;
 }
 
-/** Invited: no task done yet; Started: some; Completed: every required task (once, for good). */
-export type TesterStatus = 'Invited' | 'Started' | 'Completed';
 
 export interface CampaignStatusHistoryTable {
   id: Generated<string>;

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from '@preflight/db';
 import { createEvent, toTimestamp } from '@preflight/events';
+import { progressAfterCompletion } from '../domain/tester-progress.ts';
 import { enqueueCampaignEvent, type EventTarget } from './outbox.ts';
 import type { CampaignDatabase, TaskRow, TesterRow } from './schema.ts';
 
@@ -102,15 +103,11 @@ export async function completeTask(
         ),
       )
       .executeTakeFirstOrThrow();
-    const completedNow = locked.completed_at === null && Number(left.n) === 0;
+    const { completedNow, status, verdict } = progressAfterCompletion({ completed: locked.completed_at !== null, verdict: locked.verdict }, Number(left.n), input.verdict);
 
     const tester = await trx
       .updateTable('campaign_testers')
-      .set({
-        verdict: input.verdict ?? locked.verdict,
-        status: locked.completed_at !== null || completedNow ? 'Completed' : 'Started',
-        completed_at: completedNow ? sql<Date>`clock_timestamp()` : locked.completed_at,
-      })
+      .set({ verdict, status, completed_at: completedNow ? sql<Date>`clock_timestamp()` : locked.completed_at })
       .where('id', '=', locked.id)
       .returningAll()
       .executeTakeFirstOrThrow();
