@@ -2,6 +2,7 @@ import type { Logger } from '@preflight/log';
 import { migrateService, runService, type RunningService, type ServiceSpec } from '@preflight/service-kit';
 import { apiKeyAdmission, apiKeyAuthenticator } from './auth/api-key-auth.ts';
 import { AdminLockout } from './auth/admin-lockout.ts';
+import { AuditRecorder } from './audit/recorder.ts';
 import { adminAuthenticator } from './auth/admin-token.ts';
 import { KeyCache } from './auth/key-cache.ts';
 import { LastUsedRecorder } from './auth/last-used.ts';
@@ -17,6 +18,7 @@ import { RedisRateLimiter } from './rate-limit/redis-limiter.ts';
 import { createRedis, redisReady } from './redis.ts';
 import { dispatcher } from './routing/dispatch.ts';
 import { ROUTES } from './routes/index.ts';
+import { touchOperatorTokenLastUsed, type OperatorIdentity } from './storage/operator-tokens.ts';
 import type { IdentityDb } from './storage/schema.ts';
 
 export interface GatewayOptions {
@@ -59,6 +61,10 @@ export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheT
       const idempotencyStore = new IdempotencyStore(redis, config.REDIS_KEY_PREFIX, config.IDEMPOTENCY_TTL_SECONDS, config.IDEMPOTENCY_LOCK_TTL_MS);
       const keyCache = new KeyCache(redis, config.REDIS_KEY_PREFIX, opts.keyCacheTtlSeconds ?? 30, logger);
       const lastUsed = new LastUsedRecorder(database.db, logger);
+      const operatorCache = new KeyCache<OperatorIdentity>(redis, config.REDIS_KEY_PREFIX, opts.keyCacheTtlSeconds ?? 30, logger, 'opr');
+      const operatorLastUsed = new LastUsedRecorder(database.db, logger, touchOperatorTokenLastUsed);
+      const audit = new AuditRecorder(database.db, logger, metrics);
+      audit.startSweep(config.AUDIT_LOG_RETENTION_DAYS);
       const upstreams = createUpstreams(config, metrics, logger, opts.breaker ?? DEFAULT_BREAKER);
       return {
         // Redis is not a readiness check on purpose: without it the gateway runs degraded, not unready.
@@ -69,6 +75,7 @@ export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheT
               config,
               db: database.db,
               keyCache,
+              operatorCache,
               logger,
               metrics,
               upstreams,
@@ -81,7 +88,16 @@ export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheT
                 lastUsed,
                 metrics,
               }),
-              authenticateAdmin: adminAuthenticator(config.ADMIN_TOKEN, metrics, adminLockout),
+              authenticateAdmin: adminAuthenticator({
+                adminToken: config.ADMIN_TOKEN,
+                metrics,
+                lockout: adminLockout,
+                db: database.db,
+                cache: operatorCache,
+                lastUsed: operatorLastUsed,
+                logger,
+              }),
+              audit,
               adminLimiter,
               hookLimiter,
               idempotency: {
@@ -96,6 +112,8 @@ export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheT
         },
         releases: [
           () => lastUsed.flush(),
+          () => operatorLastUsed.flush(),
+          () => audit.flush(),
           () => Promise.all(Object.values(upstreams).map((u) => u.close())),
           async () => {
             limiter.close();
@@ -103,6 +121,7 @@ export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheT
             hookLimiter.close();
             adminLockout.close();
             keyCache.close();
+            operatorCache.close();
             redis.disconnect();
           },
         ],

@@ -14,7 +14,7 @@ export const gatewayEnv = {
   ...logConfigShape,
   ...listenConfigShape,
 
-  // The identity schema (organisations and API keys)
+  // The identity schema (organisations, API keys, operator tokens, the admin audit log)
   ...databaseConfigShape('identity'),
 
   // Redis: shared rate limits and the key cache. Optional at run time (see README).
@@ -22,7 +22,7 @@ export const gatewayEnv = {
   REDIS_KEY_PREFIX: env.string('preflight:'),
 
   // Credentials
-  /** The operator token for /admin/v1. */
+  /** The bootstrap operator token for /admin/v1 (operator tokens `opr_…` are created through the admin API). */
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
   /** Which prefix new keys get unless the caller asks: `svc_live_` or `svc_test_`. */
   API_KEY_ENVIRONMENT: env.oneOf(['live', 'test'], 'test'),
@@ -37,6 +37,8 @@ export const gatewayEnv = {
   /** Wrong operator tokens one address may send per window before all its admin calls get 429. */
   ADMIN_AUTH_FAILURES_MAX: env.int(10, { min: 1 }),
   ADMIN_AUTH_FAILURE_WINDOW_SECONDS: env.int(60, { min: 1 }),
+  /** Days an admin audit log entry is kept (an hourly sweep deletes older ones); 0 keeps them forever. */
+  AUDIT_LOG_RETENTION_DAYS: env.int(365, { min: 0 }),
 
   // Per-connection rate limit on the unauthenticated inbound hooks (/integrations/v1/hooks/:connectionId)
   /** Hooks one connection id may receive per window; the trackers' bursts (bulk closes) stay well under it. */

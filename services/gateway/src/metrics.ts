@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
-export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'admin_token_invalid';
+export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'admin_token_invalid';
 /** What became of a POST carrying an Idempotency-Key (idempotency/). */
 export type IdempotencyOutcome = 'executed' | 'stored' | 'replayed' | 'mismatch' | 'in_progress' | 'too_large' | 'not_stored' | 'unavailable';
 export type UpstreamOutcome = 'success' | 'client_error' | 'server_error' | 'error' | 'timeout' | 'breaker_open' | 'queue_timeout';
@@ -37,6 +37,11 @@ export function gatewayMetrics(registry: Registry) {
     hookRateLimiterDegraded: new Gauge({
       name: 'gateway_hook_rate_limiter_degraded',
       help: '1 while Redis is unreachable and each replica limits inbound hooks per connection on its own, else 0.',
+      registers: [registry],
+    }),
+    auditLogWriteFailures: new Counter({
+      name: 'gateway_audit_log_write_failures_total',
+      help: 'Admin writes whose audit log entry could not be stored (each is logged at error level with the entry).',
       registers: [registry],
     }),
     adminLockouts: new Counter({

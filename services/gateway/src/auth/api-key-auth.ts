@@ -19,6 +19,7 @@ const DETAILS: Record<AuthFailureReason, string> = {
   malformed: 'The API key is not valid.',
   unknown: 'The API key is not valid.',
   revoked: 'The API key has been revoked.',
+  expired: 'The API key is not valid.',
   admin_token_invalid: 'The API key is not valid.',
 };
 

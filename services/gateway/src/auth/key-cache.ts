@@ -3,6 +3,8 @@ import type { Logger } from '@preflight/log';
 import type { KeyIdentity } from '../storage/api-keys.ts';
 
 export type CachedKey = KeyIdentity | { revoked: true };
+/** An entry of any credential kind: its identity, or the revocation tombstone. */
+export type Cached<T> = T | { revoked: true };
 
 /**
  * A short-lived Redis cache of key lookups (by key hash) in front of Postgres. Failures are
@@ -11,8 +13,11 @@ export type CachedKey = KeyIdentity | { revoked: true };
  * Revocation writes a tombstone over the entry instead of deleting it, and fills use SET NX:
  * a request that read the key from Postgres just before the revocation committed can then
  * never put the live entry back after the revocation cleared it.
+ *
+ * API keys live under `<prefix>key:<sha256>`; operator tokens use a second instance with the
+ * namespace `opr` (auth/operator-token-auth.ts), the same tombstones and the same fills.
  */
-export class KeyCache {
+export class KeyCache<T extends { revoked: boolean } = KeyIdentity> {
   private readonly retries = new Set<NodeJS.Timeout>();
 
   constructor(
@@ -20,11 +25,12 @@ export class KeyCache {
     private readonly prefix: string,
     private readonly ttlSeconds: number,
     private readonly logger: Logger,
+    private readonly namespace = 'key',
   ) {}
 
   /** The Redis key of a key hash's entry. */
   entryKey(keyHash: string): string {
-    return `${this.prefix}key:${keyHash}`;
+    return `${this.prefix}${this.namespace}:${keyHash}`;
   }
 
   /** An entry as stored: the tombstone is exactly `{"revoked":true}` (the admission script looks for it). */
@@ -42,17 +48,17 @@ export class KeyCache {
     }
   }
 
-  async get(keyHash: string): Promise<CachedKey | undefined> {
+  async get(keyHash: string): Promise<Cached<T> | undefined> {
     try {
       const raw = await this.redis.get(this.entryKey(keyHash));
-      return raw ? (JSON.parse(raw) as CachedKey) : undefined;
+      return raw ? (JSON.parse(raw) as Cached<T>) : undefined;
     } catch {
       return undefined;
     }
   }
 
-  fill(keyHash: string, value: CachedKey): void {
-    this.redis.set(this.entryKey(keyHash), KeyCache.serialise(value), 'EX', this.ttlSeconds, 'NX').catch(() => undefined);
+  fill(keyHash: string, value: Cached<T>): void {
+    this.redis.set(this.entryKey(keyHash), JSON.stringify(value), 'EX', this.ttlSeconds, 'NX').catch(() => undefined);
   }
 
   /**
@@ -71,7 +77,7 @@ export class KeyCache {
   }
 
   private writeTombstone(keyHash: string): Promise<unknown> {
-    return this.redis.set(this.entryKey(keyHash), KeyCache.serialise({ revoked: true }), 'EX', this.ttlSeconds);
+    return this.redis.set(this.entryKey(keyHash), JSON.stringify({ revoked: true }), 'EX', this.ttlSeconds);
   }
 
   private retryTombstone(keyHash: string, deadline: number): void {

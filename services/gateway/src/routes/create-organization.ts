@@ -12,6 +12,7 @@ export const createOrganization: LocalEndpoint = {
   async handle({ req, res, deps }) {
     const { name } = parseBody(CreateOrganizationSchema, req.body);
     const org = await insertOrganization(deps.db, name);
+    res.locals.auditOrgId = org.id; // the audit entry names the organisation it created
     sendJson(req, res, 201, { id: org.id, name: org.name, createdAt: org.createdAt.toISOString() });
   },
 };

@@ -1,12 +1,16 @@
 import { TRACKER_HOOK_BODY_LIMIT } from '@preflight/http';
 import type { RouteSpec } from '../routing/route.ts';
+import { auditLog } from './audit-log.ts';
 import { createApiKey } from './create-api-key.ts';
+import { createOperatorToken } from './create-operator-token.ts';
 import { createOrganization } from './create-organization.ts';
 import { listApiKeys } from './list-api-keys.ts';
+import { listOperatorTokens } from './list-operator-tokens.ts';
 import { listOrganizations } from './list-organizations.ts';
 import { me } from './me.ts';
 import { openapi } from './openapi.ts';
 import { revokeApiKey } from './revoke-api-key.ts';
+import { revokeOperatorToken } from './revoke-operator-token.ts';
 
 /**
  * What the trackers sign and describe their hooks with (admin-api-v1.md, "Integrations"):
@@ -54,6 +58,12 @@ export const ROUTES: readonly RouteSpec[] = [
   { method: 'POST', pattern: '/admin/v1/organizations/:orgId/api-keys', auth: 'admin', local: createApiKey },
   { method: 'GET', pattern: '/admin/v1/organizations/:orgId/api-keys', auth: 'admin', local: listApiKeys },
   { method: 'DELETE', pattern: '/admin/v1/organizations/:orgId/api-keys/:keyId', auth: 'admin', local: revokeApiKey },
+
+  // Admin API: operator tokens and the audit log, answered here
+  { method: 'POST', pattern: '/admin/v1/operator-tokens', auth: 'admin', local: createOperatorToken },
+  { method: 'GET', pattern: '/admin/v1/operator-tokens', auth: 'admin', local: listOperatorTokens },
+  { method: 'DELETE', pattern: '/admin/v1/operator-tokens/:id', auth: 'admin', local: revokeOperatorToken },
+  { method: 'GET', pattern: '/admin/v1/audit-log', auth: 'admin', local: auditLog },
 
   // Admin API: sites, campaigns and issues, forwarded
   { method: 'POST', pattern: '/admin/v1/organizations/:orgId/sites', auth: 'admin', upstream: 'campaign' },

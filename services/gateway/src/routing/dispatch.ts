@@ -1,10 +1,11 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError, DEFAULT_BODY_LIMIT, isUuid, jsonBodies, notFound, type Caller } from '@preflight/http';
-import type { Logger } from '@preflight/log';
+import { currentTrace, type Logger } from '@preflight/log';
 import type { KeyAdmission } from '../auth/api-key-auth.ts';
-import type { AdminCaller } from '../auth/admin-token.ts';
+import { mayWrite, type AdminCaller } from '../auth/admin-token.ts';
+import type { AuditRecorder } from '../audit/recorder.ts';
 import { beginIdempotentPost, type IdempotencyDeps } from '../idempotency/idempotent-post.ts';
-import { idempotencyKeyOf, requestFingerprint } from '../idempotency/key-header.ts';
+import { idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint } from '../idempotency/key-header.ts';
 import type { PerKeyInFlight } from '../limits/slots.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { forward } from '../proxy/forward.ts';
@@ -22,7 +23,10 @@ export interface DispatchDeps extends GatewayDeps {
   upstreams: Record<UpstreamName, Upstream>;
   /** Authenticates an API key and takes the rate-limit decision (auth/api-key-auth.ts). */
   admitKey: (req: Request) => Promise<KeyAdmission>;
-  authenticateAdmin: (req: Request) => AdminCaller;
+  /** The bootstrap token or an operator token (auth/admin-token.ts). */
+  authenticateAdmin: (req: Request) => Promise<AdminCaller>;
+  /** Audit log entries of admin writes, written after the answer (audit/recorder.ts). */
+  audit: AuditRecorder;
   policy: RateLimitPolicy;
   /** Per operator token on /admin/v1 (ADMIN_RATE_LIMIT_*). */
   adminLimiter: RateLimiter & { policy: RateLimitPolicy };
@@ -51,13 +55,15 @@ function runMiddleware(handlers: RequestHandler[], req: Request, res: Response):
  * The gateway's whole request path, driven by the route table:
  *
  *   match (404, or 405 with Allow) → request head (400, 413) → authenticate (401; admin: 429
- *   lockout) → rate limit (429) → scope (403) → key concurrency (429) → body (408, 413)
+ *   lockout) → rate limit (429) → scope (403; admin: `admin:write` on anything but GET/HEAD)
+ *   → key concurrency (429) → body (408, 413)
  *   → Idempotency-Key on POSTs (400, 422, 409, 503, or a replay) → target (503)
  *
  * The rate limit comes before the scope check on purpose: a call refused for its scope still
  * counts against the key, so every response to an authenticated /api/v1 call carries the
  * rate-limit headers and a key cannot probe scopes for free. Admin calls are limited per
- * operator token. An unauthenticated route with `limitBy` (the trackers' inbound hooks) is
+ * operator token (the bootstrap token is one bucket); an admin write answered with a 2xx is
+ * recorded in the audit log once the answer is out. An unauthenticated route with `limitBy` (the trackers' inbound hooks) is
  * limited per value of that path parameter, a UUID (anything else is a 404 before any body is
  * read): no caller, so no identity headers and no Idempotency-Key. Bodies are read whole, under a deadline, before anything goes upstream
  * (docs/reliability.md), and an idempotent POST is fingerprinted by them.
@@ -79,6 +85,7 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
 
     let caller: Caller | undefined;
     let key: KeyIdentity | undefined;
+    let admin: AdminCaller | undefined;
     let scope = '';
     if (route.auth === 'api-key') {
       const admission = await deps.admitKey(req);
@@ -91,9 +98,15 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
       holdKeyPlace(deps, key.keyId, res);
       caller = { kind: 'api-key', orgId: key.orgId, keyId: key.keyId, keyName: key.keyName };
     } else if (route.auth === 'admin') {
-      const admin = deps.authenticateAdmin(req);
+      admin = await deps.authenticateAdmin(req);
       scope = admin.subject;
       enforceRateLimit(deps, deps.adminLimiter.policy, await deps.adminLimiter.check(admin.subject), res);
+      if (route.method !== 'GET') {
+        if (!mayWrite(admin)) {
+          throw new AppError('forbidden', 'This operator token is read-only: every admin write needs the scope admin:write.', { requiredScope: 'admin:write' });
+        }
+        auditWhenAnswered(deps, admin, params, req, res);
+      }
       caller = { kind: 'admin' };
     } else if (route.limitBy !== undefined) {
       const id = params[route.limitBy];
@@ -114,7 +127,7 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
     if ('local' in route) {
       if (route.auth === 'admin') await withinReadDeadline(bodyDeadlineMs, runMiddleware(parseJson, req, res));
       if ((await idempotent(req.body === undefined ? undefined : JSON.stringify(req.body))) === 'answered') return;
-      await route.local.handle({ req, res, params, key, deps });
+      await route.local.handle({ req, res, params, key, admin, deps });
       return;
     }
     if (route.auth === 'admin' && params.orgId !== undefined) await existingOrgId(deps.db, params.orgId);
@@ -134,6 +147,30 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
       forwardHeaders: route.forwardHeaders,
     });
   };
+}
+
+/**
+ * Records an admin write in the audit log once its answer is out, if that answer was a 2xx and
+ * not an Idempotency-Key replay (the first request was recorded; the replay changed nothing).
+ * On `close`, which follows `finish` and also comes when the client left after the headers went
+ * out. `orgId` is the route's `:orgId`, or the organisation a gateway endpoint created; no
+ * lookup is made for other ids. The trace id is the one problem bodies carry.
+ */
+function auditWhenAnswered(deps: DispatchDeps, admin: AdminCaller, params: Record<string, string>, req: Request, res: Response): void {
+  const traceId = currentTrace()?.traceId ?? null;
+  const path = req.originalUrl.split('?')[0]!;
+  res.once('close', () => {
+    if (!res.headersSent || res.statusCode < 200 || res.statusCode >= 300 || res.getHeader(REPLAYED_HEADER) === 'true') return;
+    const created = res.locals.auditOrgId as string | undefined;
+    deps.audit.record({
+      actor: admin.actor,
+      method: req.method,
+      path,
+      status: res.statusCode,
+      orgId: isUuid(params.orgId) ? params.orgId.toLowerCase() : (created ?? null),
+      traceId,
+    });
+  });
 }
 
 /**

@@ -3,9 +3,11 @@ import type { Kysely } from '@preflight/db';
 import type { Scope } from '@preflight/contract';
 import type { Logger } from '@preflight/log';
 import type { GatewayConfig } from '../config.ts';
+import type { AdminCaller } from '../auth/admin-token.ts';
 import type { KeyCache } from '../auth/key-cache.ts';
 import type { UpstreamName } from '../proxy/upstreams.ts';
 import type { KeyIdentity } from '../storage/api-keys.ts';
+import type { OperatorIdentity } from '../storage/operator-tokens.ts';
 import type { IdentityDb } from '../storage/schema.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -15,6 +17,8 @@ export interface GatewayDeps {
   config: GatewayConfig;
   db: Kysely<IdentityDb>;
   keyCache: KeyCache;
+  /** Operator tokens' entries (namespace `opr`), for their revocation. */
+  operatorCache: KeyCache<OperatorIdentity>;
   logger: Logger;
 }
 
@@ -25,6 +29,8 @@ export interface LocalContext {
   params: Record<string, string>;
   /** The authenticated key, on `api-key` routes. */
   key?: KeyIdentity;
+  /** The operator (bootstrap or operator token), on `admin` routes. */
+  admin?: AdminCaller;
   deps: GatewayDeps;
 }
 

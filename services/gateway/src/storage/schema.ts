@@ -21,7 +21,39 @@ export interface ApiKeysTable {
   revoked_at: ColumnType<Date | null, never, Date | null>;
 }
 
+export type OperatorScope = 'admin:read' | 'admin:write';
+
+export interface OperatorTokensTable {
+  id: Generated<string>;
+  name: string;
+  scopes: OperatorScope[];
+  token_hash: string;
+  prefix: string;
+  last_four: string;
+  created_at: ColumnType<Date, never, never>;
+  expires_at: Date | null;
+  last_used_at: ColumnType<Date | null, never, Date | null>;
+  revoked_at: ColumnType<Date | null, never, Date | null>;
+}
+
+export type AuditActorKind = 'bootstrap' | 'operator-token';
+
+export interface AuditLogTable {
+  id: ColumnType<string, never, never>;
+  at: ColumnType<Date, never, never>;
+  actor_kind: AuditActorKind;
+  actor_id: string | null;
+  actor_name: string | null;
+  method: string;
+  path: string;
+  status: number;
+  org_id: string | null;
+  trace_id: string | null;
+}
+
 export interface IdentityDb {
   organizations: OrganizationsTable;
   api_keys: ApiKeysTable;
+  operator_tokens: OperatorTokensTable;
+  audit_log: AuditLogTable;
 }

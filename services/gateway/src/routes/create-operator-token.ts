@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { requiredText } from '@preflight/contract';
+import { AppError, parseBody, sendJson, validationFailed } from '@preflight/http';
+import { generateOperatorToken } from '../auth/operator-token-format.ts';
+import { insertOperatorToken } from '../storage/operator-tokens.ts';
+import type { LocalEndpoint } from '../routing/route.ts';
+import { MAX_NAME } from './create-organization.ts';
+
+export const OPERATOR_SCOPES = ['admin:read', 'admin:write'] as const;
+
+const CreateOperatorTokenSchema = z.strictObject({
+  name: requiredText(MAX_NAME),
+  scopes: z
+    .array(z.enum(OPERATOR_SCOPES, { error: 'Must be one of: admin:read, admin:write.' }), {
+      error: (issue) => (issue.input === undefined ? 'Is required.' : 'Must be an array of scopes.'),
+    })
+    .min(1, 'Must name at least one scope.')
+    .refine((scopes) => new Set(scopes).size === scopes.length, 'Must not list a scope twice.'),
+  expiresAt: z.iso.datetime({ offset: true, error: 'Must be a date-time, e.g. 2026-01-31T12:00:00Z.' }).nullable().optional(),
+});
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/**
+ * POST /admin/v1/operator-tokens → 201 {id, name, scopes, token, createdAt, expiresAt}. The token
+ * exists only in this response; we keep its hash. Writes need `admin:write` (the dispatcher's
+ * 403 before this runs); beyond that, an operator token cannot mint a token that outlives it:
+ * a caller whose token expires must give an `expiresAt` no later than its own.
+ */
+export const createOperatorToken: LocalEndpoint = {
+  async handle({ req, res, admin, deps }) {
+    if (!admin) throw new Error('POST /admin/v1/operator-tokens reached without an operator');
+    const input = parseBody(CreateOperatorTokenSchema, req.body);
+    const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+    if (expiresAt && expiresAt.getTime() <= Date.now()) throw validationFailed({ expiresAt: ['Must be in the future.'] });
+    if (admin.scopes !== null && !input.scopes.every((s) => s === 'admin:read' || admin.scopes!.includes(s))) {
+      throw new AppError('forbidden', 'An operator token cannot create a token with a scope it does not hold.');
+    }
+    if (admin.expiresAt !== null && (expiresAt === null || expiresAt > admin.expiresAt)) {
+      throw validationFailed({ expiresAt: [`Must be no later than the calling token's own expiry, ${admin.expiresAt.toISOString()}.`] });
+    }
+    const generated = generateOperatorToken();
+    const record = await insertOperatorToken(deps.db, {
+      name: input.name,
+      scopes: input.scopes,
+      expiresAt,
+      tokenHash: generated.hash,
+      prefix: generated.prefix,
+      lastFour: generated.lastFour,
+    });
+    sendJson(req, res, 201, {
+      id: record.id,
+      name: record.name,
+      scopes: record.scopes,
+      token: generated.token,
+      createdAt: record.createdAt.toISOString(),
+      expiresAt: iso(record.expiresAt),
+    });
+  },
+};
