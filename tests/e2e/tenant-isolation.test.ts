@@ -42,6 +42,8 @@ const ADMIN_ID_SOURCES: Record<string, IdKind> = {
   'tasks/:taskId': 'none',
   'deliveries/:deliveryId': 'none',
   'integrations/:id': 'none',
+  // Operator tokens belong to no organisation; the 401 comes before any lookup.
+  'operator-tokens/:id': 'none',
 };
 
 const PUBLIC_ROUTES = ROUTES.filter((r) => r.auth === 'api-key');
