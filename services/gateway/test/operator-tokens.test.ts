@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDatabase, sql } from '@preflight/db';
 import { eventually, TEST_DATABASE_URL } from '@preflight/testing';
+import { Registry } from 'prom-client';
+import type { Logger } from '@preflight/log';
 import type { RunningGateway } from '../src/app.ts';
+import { AuditRecorder } from '../src/audit/recorder.ts';
+import { gatewayMetrics } from '../src/metrics.ts';
+import { deleteAuditEntriesOlderThan } from '../src/storage/audit-log.ts';
 import type { IdentityDb } from '../src/storage/schema.ts';
 import {
   adminClient,
@@ -337,5 +342,54 @@ describe('rate limit per operator token', () => {
     // The bootstrap token has spent two (the mints) of its own bucket.
     const boot = await as(limitedIso.adminToken, 'GET', '/admin/v1/organizations', undefined, limited.url);
     expect(boot.headers.get('x-ratelimit-remaining')).toBe('0');
+  });
+});
+
+describe('audit log storage', () => {
+  it('pages without skipping entries that share a millisecond at a page boundary', async () => {
+    const at = new Date(Date.UTC(2001, 0, 1, 12, 0, 0, 123));
+    const insert = (path: string, when: Date) =>
+      sql`insert into audit_log (at, actor_kind, method, path, status) values (${when}, 'bootstrap', 'POST', ${path}, 201)`.execute(database.db);
+    // Pages of 3: the first would end inside the millisecond of /same-ms/1..3, so it stops before it.
+    await insert('/same-ms/newer', new Date(at.getTime() + 1));
+    for (const i of [1, 2, 3]) await insert(`/same-ms/${i}`, at);
+    await insert('/same-ms/older', new Date(at.getTime() - 1));
+    const before = new Date(at.getTime() + 1000).toISOString();
+    const seen: string[] = [];
+    let cursor = before;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await admin.call('GET', `/admin/v1/audit-log?limit=3&before=${encodeURIComponent(cursor)}`);
+      expect(page.status).toBe(200);
+      const mine = (page.body as Array<{ path: string; at: string }>).filter((e) => e.path.startsWith('/same-ms/'));
+      if (mine.length === 0) break;
+      seen.push(...mine.map((e) => e.path));
+      cursor = page.body.at(-1).at;
+    }
+    expect(seen).toEqual(['/same-ms/newer', '/same-ms/3', '/same-ms/2', '/same-ms/1', '/same-ms/older']);
+  });
+
+  it('deletes entries past the retention, keeping the rest', async () => {
+    const old = new Date(Date.now() - 400 * 86_400_000);
+    await sql`insert into audit_log (at, actor_kind, method, path, status) values (${old}, 'bootstrap', 'POST', '/retention/old', 201)`.execute(database.db);
+    await sql`insert into audit_log (at, actor_kind, method, path, status) values (now(), 'bootstrap', 'POST', '/retention/new', 201)`.execute(database.db);
+    expect(await deleteAuditEntriesOlderThan(database.db, 365)).toBeGreaterThanOrEqual(1);
+    const paths = (await database.db.selectFrom('audit_log').select('path').where('path', 'like', '/retention/%').execute()).map((r) => r.path);
+    expect(paths).toEqual(['/retention/new']);
+  });
+
+  it('logs an entry it could not store, whole, and counts it', async () => {
+    const errors: Array<{ line: Record<string, unknown>; message: string }> = [];
+    const logger = { error: (line: Record<string, unknown>, message: string) => errors.push({ line, message }), warn: () => undefined, info: () => undefined } as unknown as Logger;
+    const broken = createDatabase<IdentityDb>({ url: TEST_DATABASE_URL, schema: `${iso.schema}_missing`, poolMax: 1, applicationName: 'operator-tokens-test' });
+    const metrics = gatewayMetrics(new Registry());
+    const recorder = new AuditRecorder(broken.db, logger, metrics);
+    const entry = { actor: { kind: 'bootstrap' as const, id: null, name: null }, method: 'POST', path: '/lost', status: 201, orgId: null, traceId: 'f'.repeat(32) };
+    recorder.record(entry);
+    await recorder.flush();
+    await broken.close();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.message).toMatch(/could not store an audit log entry/);
+    expect(errors[0]!.line.audit).toEqual(entry);
+    expect((await metrics.auditLogWriteFailures.get()).values[0]?.value).toBe(1);
   });
 });

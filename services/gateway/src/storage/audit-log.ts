@@ -34,7 +34,8 @@ export async function insertAuditEntry(db: Kysely<IdentityDb>, entry: AuditEntry
  * Newest first, strictly before `before` when given. Entries are kept to the millisecond, as
  * shown: a page never ends inside a millisecond that has more entries than it shows (they are
  * left for the next page, asked with `before` = the last `at` shown), unless the page would
- * otherwise be empty, so paging by `before` skips nothing.
+ * otherwise be empty (more than `limit` entries in one millisecond: only then can paging by
+ * `before` skip any).
  */
 export async function listAuditEntries(db: Kysely<IdentityDb>, limit: number, before: Date | undefined): Promise<AuditRecord[]> {
   let query = db
