@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// Bundles one service for its image: services/<name>/src/main.ts → services/<name>/dist/main.js.
+// Bundles one service for its image: services/<name>/src/main.ts → services/<name>/dist/main.js
+// (and dist/chunks/*.js, loaded by it).
 // Workspace libraries (@preflight/*, consumed from their TypeScript source) are bundled in;
 // every third-party package stays external and is installed in the image by
 // `npm ci --omit=dev --workspace services/<name>`.
 //
 //   node scripts/build-service.mjs gateway [campaign ...]   (no argument: every service)
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,9 +40,17 @@ for (const name of services) {
   }
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   const started = Date.now();
+  rmSync(join(dir, 'dist'), { recursive: true, force: true });
   const result = await build({
     entryPoints: [entry],
-    outfile: join(dir, 'dist', 'main.js'),
+    // Split at main.ts's dynamic imports: the entry holds only what starts tracing
+    // (@preflight/telemetry), and the service (with its external imports of express, pg, ioredis…)
+    // sits in chunks imported after it, so the instrumentations' loader hook sees those imports.
+    // One file would import every external package before its first line runs.
+    outdir: join(dir, 'dist'),
+    entryNames: '[name]',
+    chunkNames: 'chunks/[name]-[hash]',
+    splitting: true,
     bundle: true,
     platform: 'node',
     format: 'esm',

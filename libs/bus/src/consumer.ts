@@ -6,6 +6,7 @@ import type { Logger } from '@preflight/log';
 import { counter, errorMessage, gauge, histogram } from './metrics.ts';
 import { Sleeper } from './sleeper.ts';
 import { EVENT_TYPE_HEADER, ORG_ID_HEADER } from './outbox.ts';
+import { inBatchTrace, inEventTrace, receiveTrace, settleTrace, TRACEPARENT_HEADER, type EventTrace } from './tracing.ts';
 
 /**
  * The `inbox` table, for a consuming service's migration list: one row per (consumer, event)
@@ -40,6 +41,12 @@ export interface ConsumedEvent {
   deliveryCount: number;
   redelivered: boolean;
   streamSequence: number;
+  /**
+   * The `traceparent` header: the trace context of the relay's publish, child of the request
+   * that enqueued the event. Handlers run in the event's trace already; a handler that queues
+   * work for later may store this to continue the trace there.
+   */
+  traceparent?: string | undefined;
 }
 
 /**
@@ -207,8 +214,9 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
   /** The fresh events of one transaction, in stream order, to whichever handler was given. */
   const handle = async (events: ConsumedEvent[], trx: Transaction<DB>, tx: TransactionHooks): Promise<void> => {
     if (events.length === 0) return;
-    if (batched) return batched(events, trx, tx);
-    for (const event of events) await single!(event, trx, tx);
+    // Each event's handler in its own trace; a batch handler of several in a span linked to theirs.
+    if (batched) return events.length === 1 ? inTrace(events[0]!, () => batched(events, trx, tx)) : inBatchTrace(opts.durable, events.map((e) => traces.get(e)), () => batched(events, trx, tx));
+    for (const event of events) await inTrace(event, () => single!(event, trx, tx));
   };
   /** Runs `work` in a transaction, then the hooks the handlers registered for how it ended. */
   const inTransaction = async <T>(work: (trx: Transaction<DB>, tx: TransactionHooks) => Promise<T>): Promise<T> => {
@@ -253,16 +261,25 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     ...(opts.filterSubjects.length === 1 ? { filter_subject: opts.filterSubjects[0] } : { filter_subjects: opts.filterSubjects }),
   });
 
-  const eventOf = (m: JsMsg): ConsumedEvent => ({
-    id: m.headers?.get('Nats-Msg-Id') || `${m.info.stream}:${m.seq}`,
-    subject: m.subject,
-    type: m.headers?.get(EVENT_TYPE_HEADER) || undefined,
-    orgId: m.headers?.get(ORG_ID_HEADER) || undefined,
-    payload: m.data,
-    deliveryCount: m.info.deliveryCount,
-    redelivered: m.info.redelivered,
-    streamSequence: m.seq,
-  });
+  /** Each received event's trace (its CONSUMER span, from receipt to settling), by event. */
+  const traces = new WeakMap<ConsumedEvent, EventTrace>();
+  const eventOf = (m: JsMsg): ConsumedEvent => {
+    const event: ConsumedEvent = {
+      id: m.headers?.get('Nats-Msg-Id') || `${m.info.stream}:${m.seq}`,
+      subject: m.subject,
+      type: m.headers?.get(EVENT_TYPE_HEADER) || undefined,
+      orgId: m.headers?.get(ORG_ID_HEADER) || undefined,
+      payload: m.data,
+      deliveryCount: m.info.deliveryCount,
+      redelivered: m.info.redelivered,
+      streamSequence: m.seq,
+      traceparent: m.headers?.get(TRACEPARENT_HEADER) || undefined,
+    };
+    traces.set(event, receiveTrace(event.subject, event.id, opts.durable, event.traceparent));
+    return event;
+  };
+  const inTrace = <T>(event: ConsumedEvent, fn: () => T): T => inEventTrace(traces.get(event), fn);
+  const settled = (event: ConsumedEvent, outcome: string, err?: unknown) => settleTrace(traces.get(event), outcome, err);
 
   /** A handler slower than ack_wait keeps its messages: tell the server they are still being worked on. */
   const keepAlive = (ms: JsMsg[]) => setInterval(() => ms.forEach((m) => m.working()), Math.max(500, ackWaitMs / 2));
@@ -277,25 +294,30 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     const started = process.hrtime.bigint();
     const alive = keepAlive([m]);
     try {
-      const fresh = await inTransaction(async (trx, tx) => {
-        const inserted = await sql`
-          insert into inbox (consumer, event_id) values (${opts.durable}, ${event.id})
-          on conflict do nothing returning event_id`.execute(trx);
-        if (inserted.rows.length === 0) return false;
-        await handle([event], trx, tx);
-        return true;
-      });
+      const fresh = await inTrace(event, () =>
+        inTransaction(async (trx, tx) => {
+          const inserted = await sql`
+            insert into inbox (consumer, event_id) values (${opts.durable}, ${event.id})
+            on conflict do nothing returning event_id`.execute(trx);
+          if (inserted.rows.length === 0) return false;
+          await handle([event], trx, tx);
+          return true;
+        }),
+      );
       m.ack();
+      settled(event, fresh ? 'success' : 'duplicate');
       processed.inc({ ...labels, outcome: fresh ? 'success' : 'duplicate' });
       if (!fresh) log.debug({ eventId: event.id }, 'event already processed; acked');
     } catch (err) {
       if (maxDeliver > 0 && event.deliveryCount >= maxDeliver) {
         m.term(`failed ${event.deliveryCount} times`);
+        settled(event, 'dead', err);
         processed.inc({ ...labels, outcome: 'dead' });
         log.error({ eventId: event.id, subject: event.subject, deliveries: event.deliveryCount, err: errorMessage(err) }, 'event failed for the last time; given up');
       } else {
         const delay = retryDelay(event.deliveryCount);
         m.nak(delay);
+        settled(event, 'failure', err);
         processed.inc({ ...labels, outcome: 'failure' });
         log.warn({ eventId: event.id, subject: event.subject, deliveries: event.deliveryCount, retryInMs: delay, err: errorMessage(err) }, 'event handler failed; will retry');
       }
@@ -309,11 +331,12 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
   async function withoutDeclined(msgs: JsMsg[], events: ConsumedEvent[]): Promise<{ msgs: JsMsg[]; events: ConsumedEvent[] }> {
     const wants = opts.wants;
     if (!wants) return { msgs, events };
-    const wanted = await Promise.all(events.map((e) => Promise.resolve(e).then(wants).catch(() => true)));
+    const wanted = await Promise.all(events.map((e) => inTrace(e, () => Promise.resolve(e).then(wants)).catch(() => true)));
     if (wanted.every(Boolean)) return { msgs, events };
     wanted.forEach((w, i) => {
       if (w) return;
       msgs[i]!.ack();
+      settled(events[i]!, 'skipped');
       processed.inc({ ...labels, outcome: 'skipped' });
     });
     return { msgs: msgs.filter((_, i) => wanted[i]), events: events.filter((_, i) => wanted[i]) };
@@ -355,6 +378,7 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
     clearInterval(alive);
     for (const [i, m] of msgs.entries()) {
       m.ack();
+      settled(events[i]!, fresh[i] ? 'success' : 'duplicate');
       processed.inc({ ...labels, outcome: fresh[i] ? 'success' : 'duplicate' });
     }
     observe(started, msgs.length);
@@ -390,8 +414,9 @@ export async function startConsumer<DB>(opts: ConsumerOptions<DB>): Promise<Runn
       const item: Received = { m, event, ready: !opts.onReceived };
       queue.items.push(item);
       if (opts.onReceived) {
-        void Promise.resolve(event)
-          .then(opts.onReceived)
+        const onReceived = opts.onReceived;
+        // In the event's trace: work it starts (the fan-out's first attempts) joins it.
+        void inTrace(event, () => Promise.resolve(event).then(onReceived))
           .catch((err: unknown) => log.warn({ eventId: event.id, err: errorMessage(err) }, 'onReceived failed; the event is handled without it'))
           .then(() => {
             item.ready = true;

@@ -1,6 +1,7 @@
 export { connectNats, ensureStream, type ConnectNatsOptions, type EnsureStreamOptions } from './nats.ts';
 export {
   outboxMigration,
+  outboxTraceparentMigration,
   enqueueEvent,
   enqueueEvents,
   newEventId,
@@ -15,3 +16,4 @@ export {
 export { inboxMigration, startConsumer, type ConsumedEvent, type EventHandler, type BatchEventHandler, type TransactionHooks, type ConsumerOptions, type RunningConsumer } from './consumer.ts';
 export { eventsConfigShape, eventStreamOptions, DUPLICATE_WINDOW_MS, type EventsConfig } from './events-config.ts';
 export { Sleeper } from './sleeper.ts';
+export { TRACEPARENT_HEADER } from './tracing.ts';

@@ -9,6 +9,7 @@ import { counter, errorMessage, gauge } from './metrics.ts';
 import { Sleeper } from './sleeper.ts';
 import { listenFor } from '@preflight/db';
 import { EVENT_TYPE_HEADER, ORG_ID_HEADER } from '@preflight/events';
+import { publishTrace, traceparentToStore, TRACEPARENT_HEADER } from './tracing.ts';
 
 // Headers every relayed message carries besides `Nats-Msg-Id` (= the event id): declared with the events.
 export { EVENT_TYPE_HEADER, ORG_ID_HEADER } from '@preflight/events';
@@ -17,6 +18,7 @@ export { EVENT_TYPE_HEADER, ORG_ID_HEADER } from '@preflight/events';
  * The `outbox` table, for a service to add to its own migration list (for example as
  * `0002_outbox`). Created in the schema the migrator's connection resolves to (search_path).
  * `seq` gives the relay an insertion order that also orders the events of one transaction.
+ * (`traceparent` was added later: a schema created before has it from `outboxTraceparentMigration`.)
  */
 export const outboxMigration: Migration = {
   async up(db) {
@@ -31,13 +33,29 @@ export const outboxMigration: Migration = {
         created_at timestamptz not null default clock_timestamp(),
         published_at timestamptz,
         attempts integer not null default 0,
-        last_error text
+        last_error text,
+        traceparent text
       )`.execute(db);
     await sql`create index outbox_unpublished on outbox (seq) where published_at is null`.execute(db);
     await sql`create index outbox_published on outbox (published_at) where published_at is not null`.execute(db);
   },
   async down(db) {
     await sql`drop table outbox`.execute(db);
+  },
+};
+
+/**
+ * The outbox's `traceparent` column: the W3C trace context of the request that enqueued the
+ * event, which the relay passes on in the message's `traceparent` header (docs/operations.md,
+ * "Reading a trace"). `outboxMigration` creates it in a new schema; this adds it to one created
+ * before (idempotent): list it after the migration that ran `outboxMigration`.
+ */
+export const outboxTraceparentMigration: Migration = {
+  async up(db) {
+    await sql`alter table outbox add column if not exists traceparent text`.execute(db);
+  },
+  async down(db) {
+    await sql`alter table outbox drop column if exists traceparent`.execute(db);
   },
 };
 
@@ -108,11 +126,13 @@ export async function enqueueEvents(trx: Kysely<any>, events: OutboxEvent[]): Pr
   // A plain multi-row insert whose RETURNING carries the wake-up decision: a data-modifying
   // CTE over unnest() did the same but took Postgres longer to plan (libs/bus README).
   // Notifications of one transaction with the same channel and payload are folded into one.
+  // The trace of the request (or span) that enqueues them, for the relay to pass on.
+  const traceparent = traceparentToStore();
   const values = sql.join(
-    events.map((e, i) => sql`(${ids[i]}::uuid, ${e.subject}, ${e.type}, ${payloads[i]}::bytea, ${e.orgId ?? null}::uuid)`),
+    events.map((e, i) => sql`(${ids[i]}::uuid, ${e.subject}, ${e.type}, ${payloads[i]}::bytea, ${e.orgId ?? null}::uuid, ${traceparent})`),
   );
   const { rows } = await sql<{ pid: number; schema: string; notified: number }>`
-    insert into outbox (id, subject, type, payload, org_id) values ${values}
+    insert into outbox (id, subject, type, payload, org_id, traceparent) values ${values}
     returning pg_backend_pid() as pid, current_schema() as schema,
       case when pg_backend_pid() || ':' || current_schema() <> all(${local}::text[])
         then (select 1 from pg_notify(current_schema() || '_outbox', '')) else 0 end as notified`.execute(trx);
@@ -168,6 +188,7 @@ interface OutboxRow {
   type: string;
   payload: Buffer;
   org_id: string | null;
+  traceparent: string | null;
 }
 
 /**
@@ -232,7 +253,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
             order by seq
             limit ${batchSize}
             for update skip locked)
-        returning id, seq, subject, type, payload, org_id`.execute(trx);
+        returning id, seq, subject, type, payload, org_id, traceparent`.execute(trx);
       const rows = claimed.rows.sort((a, b) => Number(a.seq) - Number(b.seq));
       // Publish the whole batch before awaiting any ack: messages go out on one connection in
       // claim order, so the stream keeps that order, and a batch costs one round trip instead of
@@ -244,7 +265,11 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
           const h: MsgHdrs = headers();
           h.set(EVENT_TYPE_HEADER, row.type);
           if (row.org_id) h.set(ORG_ID_HEADER, row.org_id);
-          return opts.js.publish(row.subject, row.payload, { msgID: row.id, headers: h, timeout: publishTimeoutMs });
+          const traced = publishTrace(row.subject, row.id, row.traceparent);
+          if (traced.traceparent) h.set(TRACEPARENT_HEADER, traced.traceparent);
+          const published = opts.js.publish(row.subject, row.payload, { msgID: row.id, headers: h, timeout: publishTimeoutMs });
+          published.then(() => traced.end(), traced.end);
+          return published;
         }),
       );
       let done = 0;

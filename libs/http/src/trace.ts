@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { currentTrace, traceStore, type TraceContext } from '@preflight/log';
+import { activeTraceparent, tracingOn } from '@preflight/telemetry';
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 const ZERO_TRACE = '0'.repeat(32);
@@ -43,16 +44,30 @@ export function newTrace(): TraceContext {
   return { traceId: randomHex(16), spanId: newSpanId(), flags: '01' };
 }
 
-/** The `traceparent` to send on a call made while handling the current request. */
+/**
+ * The `traceparent` to send on a call made while handling the current request. With tracing on
+ * (libs/telemetry) it is undefined: the undici instrumentation adds the header itself, naming
+ * its client span, and a second one would make the receiver's header invalid (two values).
+ */
 export function outgoingTraceparent(trace: TraceContext | undefined = currentTrace()): string | undefined {
+  if (tracingOn()) return undefined;
   return trace ? `00-${trace.traceId}-${trace.spanId}-${trace.flags}` : undefined;
 }
 
 /**
  * Joins the caller's trace when it sent a valid `traceparent` (this hop gets a span of its
- * own), or starts one. Everything downstream of this middleware runs inside the trace.
+ * own), or starts one. Everything downstream of this middleware runs inside the trace. With
+ * tracing on, the http instrumentation has already joined or started the trace and opened this
+ * hop's server span: log lines and `X-Trace-Id` then carry that span's ids (the ones a tracing
+ * backend shows), so a log line's `traceId` finds its trace.
  */
 export const traceMiddleware: RequestHandler = (req, res, next) => {
+  const active = tracingOn() ? parseTraceparent(activeTraceparent()) : undefined;
+  if (active) {
+    res.setHeader('X-Trace-Id', active.traceId);
+    traceStore.run(active, next);
+    return;
+  }
   const incoming = parseTraceparent(req.header('traceparent'));
   const trace: TraceContext = incoming ? { ...incoming, spanId: newSpanId() } : newTrace();
   res.setHeader('X-Trace-Id', trace.traceId);

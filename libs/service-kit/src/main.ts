@@ -1,6 +1,7 @@
 import { applyRuntimeFlags, loadConfig as loadEnv, loadSourceMapsNow } from '@preflight/config';
 import { exitOnFatalErrors } from '@preflight/http';
 import { createLogger, type Logger } from '@preflight/log';
+import type { Telemetry } from '@preflight/telemetry';
 import { kitConfigShape, type KitConfig } from './config.ts';
 import { migrateService, runService, type ServiceSpec } from './run-service.ts';
 
@@ -8,11 +9,12 @@ import { migrateService, runService, type ServiceSpec } from './run-service.ts';
  * A service's whole `main.ts`: runtime flags, the bundle's source map, its configuration
  * (a bad value stops it with one line), a logger, fatal-error exits; then `main.ts migrate`
  * migrates and exits, anything else serves until SIGTERM. `beforeStart` warns about settings.
+ * `telemetry` (started by `main.ts` before anything else was imported) is flushed last at shutdown.
  */
 export async function serviceMain<DB, C extends KitConfig, H extends object>(
   spec: ServiceSpec<DB, C, H>,
   loadConfig: () => C,
-  opts: { runtimeFlags?: boolean; beforeStart?: (config: C, logger: Logger) => void } = {},
+  opts: { runtimeFlags?: boolean; beforeStart?: (config: C, logger: Logger) => void; telemetry?: Telemetry } = {},
 ): Promise<void> {
   if (opts.runtimeFlags ?? true) applyRuntimeFlags();
   loadSourceMapsNow();
@@ -23,8 +25,10 @@ export async function serviceMain<DB, C extends KitConfig, H extends object>(
   if (process.argv[2] === 'migrate') {
     await migrateService(spec, config, logger);
     logger.info({ schema: config.DB_SCHEMA }, 'migrated');
+    await opts.telemetry?.shutdown();
     process.exit(0);
   }
+  if (opts.telemetry?.enabled) logger.info('tracing on: spans exported per OTEL_* settings (docs/operations.md, "Reading a trace")');
   opts.beforeStart?.(config, logger);
-  await runService(spec, { config, logger, host: config.BIND_HOST });
+  await runService(spec, { config, logger, host: config.BIND_HOST, ...(opts.telemetry ? { finally: [() => opts.telemetry!.shutdown()] } : {}) });
 }

@@ -54,6 +54,8 @@ export interface RunOptions<C> {
   port?: number | undefined;
   /** Off in tests, which run several services in one process. */
   exitOnShutdown?: boolean | undefined;
+  /** Run after everything else is released (the span exporter's last flush). */
+  finally?: Array<() => Promise<unknown>> | undefined;
 }
 
 export type RunningService<DB, H> = {
@@ -95,6 +97,7 @@ export async function runService<DB, C extends KitConfig, H extends object = obj
     ...(wiring?.releases ?? []),
     async () => nats?.conn.drain().catch(() => nats?.conn.close()),
     () => database.close(),
+    ...(opts.finally ?? []),
   ];
 
   try {

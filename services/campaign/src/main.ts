@@ -1,5 +1,10 @@
-import { serviceMain } from '@preflight/service-kit';
-import { campaignService } from './app.ts';
-import { loadCampaignConfig } from './config.ts';
+import { startTelemetry } from '@preflight/telemetry';
 
-await serviceMain(campaignService, () => loadCampaignConfig());
+// Tracing first, when configured (OTEL_EXPORTER_OTLP_ENDPOINT; off by default): its hooks must be
+// in place before express, pg and the rest are imported, hence the dynamic imports below.
+const telemetry = await startTelemetry('campaign');
+const { serviceMain } = await import('@preflight/service-kit');
+const { campaignService } = await import('./app.ts');
+const { loadCampaignConfig } = await import('./config.ts');
+
+await serviceMain(campaignService, () => loadCampaignConfig(), { telemetry });

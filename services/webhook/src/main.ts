@@ -1,8 +1,14 @@
-import { serviceMain } from '@preflight/service-kit';
-import { webhookService } from './app.ts';
-import { loadWebhookConfig } from './config.ts';
+import { startTelemetry } from '@preflight/telemetry';
+
+// Tracing first, when configured (OTEL_EXPORTER_OTLP_ENDPOINT; off by default): its hooks must be
+// in place before express, pg and the rest are imported, hence the dynamic imports below.
+const telemetry = await startTelemetry('webhook');
+const { serviceMain } = await import('@preflight/service-kit');
+const { webhookService } = await import('./app.ts');
+const { loadWebhookConfig } = await import('./config.ts');
 
 await serviceMain(webhookService(), () => loadWebhookConfig(), {
+  telemetry,
   beforeStart: (config, logger) => {
     if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) logger.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS is on: webhook URLs may name private and loopback addresses');
   },

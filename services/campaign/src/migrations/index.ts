@@ -1,3 +1,4 @@
+import { outboxTraceparentMigration } from '@preflight/bus';
 import type { MigrationSet } from '@preflight/db';
 import * as init from './0001_init.ts';
 import * as eventsAndReadiness from './0002_events_and_readiness.ts';
@@ -10,4 +11,5 @@ export const campaignMigrations = {
   '0002_events_and_readiness': eventsAndReadiness,
   '0003_signoff_and_testers': signoffAndTesters,
   '0004_issue_stats': issueStats,
+  '0005_outbox_traceparent': outboxTraceparentMigration,
 } satisfies MigrationSet;

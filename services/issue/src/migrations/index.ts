@@ -1,3 +1,4 @@
+import { outboxTraceparentMigration } from '@preflight/bus';
 import type { MigrationSet } from '@preflight/db';
 import * as init from './0001_init.ts';
 import * as events from './0002_events.ts';
@@ -6,4 +7,5 @@ import * as events from './0002_events.ts';
 export const migrations: MigrationSet = {
   '0001_init': init,
   '0002_events': events,
+  '0003_outbox_traceparent': outboxTraceparentMigration,
 };
