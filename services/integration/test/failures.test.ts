@@ -138,9 +138,13 @@ describe('crashes and restarts', () => {
         );
         expect(links[0]).toMatchObject({ integrationId: c.id, kind: 'github', externalKey: `acme/once#${made.number}`, url: made.html_url });
         expect(github.issues('acme', 'once')).toHaveLength(1);
-        const activity = await outcomes(c.id);
-        // The retry found the issue by its marker and linked it instead of creating another.
-        expect(activity[0]).toEqual(['link', 'succeeded', 200]);
+        // The retry found the issue by its marker and linked it instead of creating another (its
+        // result is recorded by the worker's next group commit, a moment after the link).
+        const activity = await eventually(async () => {
+          const entries = await outcomes(c.id);
+          expect(entries[0]).toEqual(['link', 'succeeded', 200]);
+          return entries;
+        });
         expect(activity).toContainEqual(['create', 'retrying', null]);
         expect(activity).not.toContainEqual(['create', 'succeeded', 201]);
         expect(await states(c.id)).toEqual(['done']);

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from '@preflight/db';
+import { sql, type Kysely, type Selectable, type Transaction } from '@preflight/db';
 import type { ActivityTable, IntegrationDatabase } from './schema.ts';
 
 export type ActivityRow = Selectable<ActivityTable>;
@@ -19,20 +19,24 @@ export interface ActivityEntry {
 
 const MAX_ERROR = 1_000;
 
+const rowOf = (entry: ActivityEntry) => ({
+  connection_id: entry.connectionId,
+  direction: entry.direction,
+  issue_id: entry.issueId,
+  action: entry.action,
+  outcome: entry.outcome,
+  status_code: entry.statusCode ?? null,
+  error: entry.error ? entry.error.slice(0, MAX_ERROR) : null,
+  external_key: entry.externalKey ?? null,
+});
+
 export async function recordActivity(db: Kysely<IntegrationDatabase>, entry: ActivityEntry): Promise<void> {
-  await db
-    .insertInto('activity')
-    .values({
-      connection_id: entry.connectionId,
-      direction: entry.direction,
-      issue_id: entry.issueId,
-      action: entry.action,
-      outcome: entry.outcome,
-      status_code: entry.statusCode ?? null,
-      error: entry.error ? entry.error.slice(0, MAX_ERROR) : null,
-      external_key: entry.externalKey ?? null,
-    })
-    .execute();
+  await db.insertInto('activity').values(rowOf(entry)).execute();
+}
+
+/** Many entries in one statement (the worker's results). */
+export async function recordActivities(db: Kysely<IntegrationDatabase> | Transaction<IntegrationDatabase>, entries: ActivityEntry[]): Promise<void> {
+  if (entries.length > 0) await db.insertInto('activity').values(entries.map(rowOf)).execute();
 }
 
 /** Newest first. */

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from '@preflight/db';
+import { sql, type Kysely, type Selectable, type Transaction } from '@preflight/db';
 import type { SealedSecret } from '@preflight/secret-box';
 import type { ConnectionKind } from '../providers/provider.ts';
 import type { ConnectionStatus, ConnectionsTable, IntegrationDatabase } from './schema.ts';
@@ -116,8 +116,19 @@ export async function deleteConnection(db: Kysely<IntegrationDatabase>, id: stri
   });
 }
 
+export interface HealthChange {
+  connectionId: string;
+  status: ConnectionStatus;
+  error: string | null;
+}
+
+/** Health changes of several connections (inside the worker's results transaction). */
+export async function applyConnectionHealth(trx: Transaction<IntegrationDatabase>, changes: HealthChange[]): Promise<void> {
+  for (const c of changes) await recordConnectionHealth(trx, c.connectionId, c);
+}
+
 /** The connection's health after a call: a success clears the error. */
-export async function recordConnectionHealth(db: Kysely<IntegrationDatabase>, id: string, health: { status: ConnectionStatus; error: string | null }): Promise<void> {
+export async function recordConnectionHealth(db: Kysely<IntegrationDatabase> | Transaction<IntegrationDatabase>, id: string, health: { status: ConnectionStatus; error: string | null }): Promise<void> {
   await db
     .updateTable('connections')
     .set(health.status === 'active' && health.error === null ? { status: 'active', last_error: null, last_success_at: sql<Date>`now()` } : { status: health.status, last_error: health.error })

@@ -73,33 +73,32 @@ export async function claimJobs(
   });
 }
 
-/** When the next job falls due (null when none waits): the worker sleeps until then. */
-export async function nextDueAt(db: Kysely<IntegrationDatabase>): Promise<Date | null> {
-  const row = await db.selectFrom('jobs').select((eb) => eb.fn.min('due_at').as('due')).where('state', '=', 'pending').executeTakeFirst();
-  return (row?.due as Date | null | undefined) ?? null;
-}
-
-export async function finishJob(db: Kysely<IntegrationDatabase> | Transaction<IntegrationDatabase>, id: string, state: 'done' | 'failed', error: string | null = null): Promise<void> {
-  await db.updateTable('jobs').set({ state, last_error: error, finished_at: sql<Date>`now()`, lease_until: null }).where('id', '=', id).where('state', '=', 'running').execute();
-}
+/** A try's end: the job is finished (`done`/`failed`) or waits `delayMs` to run again. */
+export type JobSettlement =
+  | { jobId: string; state: 'done' | 'failed'; error: string | null }
+  | { jobId: string; state: 'pending'; delayMs: number; error: string | null; countAttempt: boolean };
 
 /**
- * Puts a job back to wait `delayMs`. `countAttempt: false` when no call was made or the
- * provider only asked us to slow down (a rate limit, an open breaker, a create still pending).
+ * Settles the tries of many jobs in one statement (inside the results' transaction). Only jobs
+ * still `running` change: a job whose lease ran out and that another try took over is left to it.
  */
-export async function retryJob(db: Kysely<IntegrationDatabase>, id: string, opts: { delayMs: number; error: string | null; countAttempt: boolean }): Promise<void> {
-  await db
-    .updateTable('jobs')
-    .set({
-      state: 'pending',
-      due_at: sql<Date>`now() + ${`${Math.max(0, Math.round(opts.delayMs))} milliseconds`}::interval`,
-      lease_until: null,
-      last_error: opts.error,
-      ...(opts.countAttempt ? {} : { attempts: sql<number>`greatest(attempts - 1, 0)` }),
-    })
-    .where('id', '=', id)
-    .where('state', '=', 'running')
-    .execute();
+export async function settleJobs(trx: Transaction<IntegrationDatabase>, settlements: JobSettlement[]): Promise<void> {
+  if (settlements.length === 0) return;
+  const rows = settlements.map((s) =>
+    s.state === 'pending'
+      ? sql`(${s.jobId}::uuid, 'pending', ${Math.max(0, Math.round(s.delayMs))}::int, ${s.error}::text, ${s.countAttempt ? 0 : 1}::int)`
+      : sql`(${s.jobId}::uuid, ${s.state}, 0, ${s.error}::text, 0)`,
+  );
+  await sql`
+    update jobs j set
+      state = v.state,
+      finished_at = case when v.state = 'pending' then null else now() end,
+      due_at = case when v.state = 'pending' then now() + v.delay_ms * interval '1 millisecond' else j.due_at end,
+      lease_until = null,
+      last_error = v.error,
+      attempts = greatest(j.attempts - v.uncount, 0)
+    from (values ${sql.join(rows)}) as v(id, state, delay_ms, error, uncount)
+    where j.id = v.id and j.state = 'running'`.execute(trx);
 }
 
 /** Whether a create for this issue is still to run on the connection (a status sync waits for it). */

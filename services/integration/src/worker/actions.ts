@@ -29,6 +29,8 @@ export type ActionOutcome =
 /** How long a status sync waits for the create of its tracker issue, and a hook for a sync in flight, to finish. */
 const CREATE_WAIT_MS = 2_000;
 const OUTBOUND_WAIT_MS = 1_000;
+/** The status an issue is filed in (the issue workflow's initial status). */
+const INITIAL_STATUS: IssueStatus = 'New';
 
 const done = (activity: Omit<ActivityEntry, 'connectionId'>): ActionOutcome => ({ kind: 'done', activity });
 
@@ -87,7 +89,8 @@ async function createTrackerIssue(deps: ActionDeps, connection: ConnectionRow & 
   const external = found ?? (await client.create(toIssueDetail(issue, deps.linkOf({ issueId: issue.id, campaignId: issue.campaignId }))));
   await saveLink(deps.db, connection.id, p.issueId, external);
   // A status change made before the link existed was waiting for it; the current status wins.
-  const moved = await client.syncStatus(external, issue.status, null);
+  // A new issue still New is where the tracker put it (open): no call.
+  const moved = issue.status === INITIAL_STATUS && !found ? null : await client.syncStatus(external, issue.status, null);
   if (moved) await setLinkState(deps.db, connection.id, p.issueId, moved.state);
   return done({ direction: 'out', issueId: p.issueId, action: found ? 'link' : 'create', outcome: 'succeeded', externalKey: external.externalKey, statusCode: found ? 200 : 201 });
 }

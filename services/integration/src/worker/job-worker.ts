@@ -1,21 +1,18 @@
 import type pg from 'pg';
-import { BreakerOpen, UnhealthyResult, type Breakers } from '@preflight/breakers';
+import { UnhealthyResult, type Breakers } from '@preflight/breakers';
 import { listenFor, type Kysely } from '@preflight/db';
 import type { Logger } from '@preflight/log';
-import { SecretUnavailableError } from '@preflight/secret-box';
 import type { Registry } from 'prom-client';
-import { IssueServiceUnavailable } from '../clients/issue-client.ts';
-import { backoffMs } from '../domain/backoff.ts';
-import { ProviderError } from '../providers/provider.ts';
 import { providerErrorIn } from '../outbound/safe-fetch.ts';
-import { recordActivity, type ActivityEntry } from '../storage/activity.ts';
-import { recordConnectionHealth, type ConnectionRow } from '../storage/connections.ts';
-import { claimJobs, finishJob, JOBS_CHANNEL, retryJob, type JobRow } from '../storage/jobs.ts';
+import type { ConnectionRow } from '../storage/connections.ts';
+import { claimJobs, JOBS_CHANNEL, type JobRow } from '../storage/jobs.ts';
 import type { IntegrationDatabase } from '../storage/schema.ts';
-import { runAction, type ActionDeps, type ActionOutcome } from './actions.ts';
+import { runAction, type ActionDeps } from './actions.ts';
+import { JobResults } from './job-results.ts';
 import { workerMetrics } from './metrics.ts';
+import { verdictOf, type Settled, type TryRules } from './try-results.ts';
 
-export interface JobWorkerOptions {
+export interface JobWorkerOptions extends TryRules {
   db: Kysely<IntegrationDatabase>;
   pool: pg.Pool;
   logger: Logger;
@@ -27,10 +24,6 @@ export interface JobWorkerOptions {
   perConnection: number;
   leaseMs: number;
   pollMs: number;
-  maxAttempts: number;
-  breakerResetMs: number;
-  /** The least wait before a failed create is tried again (trackers' search indexes lag new issues). */
-  createRetryMinMs: number;
 }
 
 export interface JobWorker {
@@ -39,22 +32,19 @@ export interface JobWorker {
   stop(): Promise<void>;
 }
 
-/** How long jobs wait when the issue service, our own dependency, does not answer. */
-const ISSUE_SERVICE_WAIT_MS = 5_000;
-
-/** Thrown-free result of a call inside a breaker: only `unavailable` failures count against it. */
-type Settled = { ok: ActionOutcome } | { err: unknown };
 
 /**
  * The worker: claims due jobs (NOTIFY, a safety poll, and again as calls finish), runs each
  * through its connection's breaker with a per-connection cap, so one connection's slow or
- * failing provider holds only its own slots, and turns every result into the job's next state,
- * the activity log and the connection's health.
+ * failing provider holds only its own slots, and records what each try leaves behind
+ * (try-results.ts) by group commit (job-results.ts). A call inside the breaker never throws
+ * but for `unavailable` failures, the only ones that count against it.
  */
 export function startJobWorker(opts: JobWorkerOptions): JobWorker {
   const { db, logger } = opts;
   const log = logger.child({ component: 'integration-worker' });
   const metrics = workerMetrics(opts.registry, db);
+  const results = new JobResults(db);
   const inFlight = new Map<string, number>();
   const running = new Set<Promise<void>>();
   let total = 0;
@@ -68,6 +58,17 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
     const used = inFlight.get(connectionId) ?? 0;
     return state === 'half-open' ? (used === 0 ? 1 : 0) : opts.perConnection - used;
   };
+
+  /** One claim for every try that ends in the same turn of the event loop, not one each. */
+  let claimScheduled = false;
+  function claimSoon(): void {
+    if (claimScheduled) return;
+    claimScheduled = true;
+    setImmediate(() => {
+      claimScheduled = false;
+      void claim();
+    });
+  }
 
   async function claim(): Promise<void> {
     if (claiming) {
@@ -106,13 +107,13 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
         if (left <= 0) inFlight.delete(job.connection_id);
         else inFlight.set(job.connection_id, left);
         running.delete(task);
-        if (!stopped) void claim();
+        if (!stopped) claimSoon();
       });
     running.add(task);
   }
 
   async function run(job: JobRow, connection: ConnectionRow | undefined): Promise<void> {
-    if (!connection || connection.deleted_at) return finishJob(db, job.id, 'failed', 'the connection was deleted');
+    if (!connection || connection.deleted_at) return results.record({ settlement: { jobId: job.id, state: 'failed', error: 'the connection was deleted' } });
     const began = performance.now();
     let settled: Settled;
     try {
@@ -128,80 +129,11 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
       settled = { err };
     }
     metrics.callSeconds.observe({ kind: connection.kind, action: job.action }, (performance.now() - began) / 1000);
-    if ('ok' in settled) return settle(job, connection, settled.ok);
-    return fail(job, connection, settled.err);
-  }
-
-  async function settle(job: JobRow, connection: ConnectionRow, outcome: ActionOutcome): Promise<void> {
-    if (outcome.kind === 'wait') return retryJob(db, job.id, { delayMs: outcome.delayMs, error: outcome.why, countAttempt: false });
-    await finishJob(db, job.id, 'done');
-    await recordActivity(db, { connectionId: connection.id, ...outcome.activity });
-    metrics.jobs.inc({ action: job.action, outcome: outcome.activity.outcome });
-    if (outcome.activity.outcome === 'succeeded' && (connection.status !== 'active' || connection.last_error !== null || Date.now() - (connection.last_success_at?.getTime() ?? 0) > 1_000)) {
-      await recordConnectionHealth(db, connection.id, { status: 'active', error: null });
-    }
-  }
-
-  async function fail(job: JobRow, connection: ConnectionRow, err: unknown): Promise<void> {
-    const inbound = job.action === 'apply-inbound';
-    const externalKey = typeof job.payload.externalKey === 'string' ? job.payload.externalKey : null;
-    const entry = (outcome: ActivityEntry['outcome'], error: string, statusCode: number | null = null): ActivityEntry => ({
-      connectionId: connection.id,
-      direction: inbound ? 'in' : 'out',
-      issueId: job.issue_id,
-      // The names the activity log uses for what succeeded too (actions.ts).
-      action: inbound ? 'status-change' : job.action,
-      outcome,
-      statusCode,
-      error,
-      externalKey,
-    });
-    if (err instanceof BreakerOpen) return retryJob(db, job.id, { delayMs: opts.breakerResetMs, error: 'circuit breaker open', countAttempt: false });
-    if (err instanceof IssueServiceUnavailable) {
-      log.warn({ jobId: job.id, err: err.message }, 'issue service unavailable; the job waits');
-      return retryJob(db, job.id, { delayMs: ISSUE_SERVICE_WAIT_MS, error: err.message, countAttempt: false });
-    }
-    if (err instanceof SecretUnavailableError) {
-      await recordConnectionHealth(db, connection.id, { status: 'needs-attention', error: 'the credentials cannot be decrypted (their key is not configured); save them again' });
-      log.error({ connectionId: connection.id, keyId: err.keyId }, 'connection credentials cannot be decrypted');
-      return retryJob(db, job.id, { delayMs: 0, error: 'credentials cannot be decrypted', countAttempt: false });
-    }
-    const provider = providerErrorIn(err);
-    if (!provider) {
-      log.error({ jobId: job.id, err: (err as Error).message }, 'integration job failed unexpectedly');
-      return retryOrGiveUp(job, connection, new ProviderError('unavailable', `internal error: ${(err as Error).message}`), entry);
-    }
-    metrics.jobs.inc({ action: job.action, outcome: provider.kind });
-    switch (provider.kind) {
-      case 'rate-limited':
-        await recordActivity(db, entry('retrying', provider.message, provider.statusCode));
-        return retryJob(db, job.id, { delayMs: provider.retryAfterMs ?? 60_000, error: provider.message, countAttempt: false });
-      case 'credentials':
-        // Nothing of this connection is tried again until its credentials change (the claim skips it).
-        await recordActivity(db, entry('retrying', `${provider.message}; waiting for new credentials`, provider.statusCode));
-        await recordConnectionHealth(db, connection.id, { status: 'needs-attention', error: provider.message });
-        opts.deps.clients.forget(connection.id);
-        return retryJob(db, job.id, { delayMs: 0, error: provider.message, countAttempt: false });
-      case 'rejected':
-        await finishJob(db, job.id, 'failed', provider.message);
-        await recordActivity(db, entry('failed', provider.message, provider.statusCode));
-        return recordConnectionHealth(db, connection.id, { status: 'failing', error: provider.message });
-      case 'unavailable':
-        return retryOrGiveUp(job, connection, provider, entry);
-    }
-  }
-
-  async function retryOrGiveUp(job: JobRow, connection: ConnectionRow, provider: ProviderError, entry: (o: ActivityEntry['outcome'], e: string, s?: number | null) => ActivityEntry): Promise<void> {
-    if (job.attempts >= opts.maxAttempts) {
-      await finishJob(db, job.id, 'failed', provider.message);
-      await recordActivity(db, entry('failed', `${provider.message} (gave up after ${job.attempts} tries)`, provider.statusCode));
-    } else {
-      // A create that may have reached the tracker is tried again only once its search can find what it made.
-      const delayMs = job.action === 'create' ? Math.max(backoffMs(job.attempts), opts.createRetryMinMs) : backoffMs(job.attempts);
-      await retryJob(db, job.id, { delayMs, error: provider.message, countAttempt: true });
-      await recordActivity(db, entry('retrying', provider.message, provider.statusCode));
-    }
-    await recordConnectionHealth(db, connection.id, { status: 'failing', error: provider.message });
+    const verdict = verdictOf(job, connection, settled, opts);
+    if (verdict.metric) metrics.jobs.inc({ action: job.action, outcome: verdict.metric });
+    if (verdict.log) log[verdict.log.level](verdict.log.fields, verdict.log.msg);
+    if (verdict.forgetClient) opts.deps.clients.forget(connection.id);
+    await results.record(verdict.result);
   }
 
   const listener = listenFor({ pool: opts.pool, channel: JOBS_CHANNEL, onNotify: () => void claim(), logger, what: 'integration jobs' });
@@ -217,6 +149,7 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
       await listener.close();
       // Calls in flight finish and record their result; anything cut off is leased and runs again.
       await Promise.allSettled([...running]);
+      await results.flushed();
     },
   };
 }
