@@ -37,6 +37,11 @@ export function createDatabase<DB>(opts: DatabaseOptions): Database<DB> {
   });
   // An idle client dropped by the server must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Nor one in use: pg-pool takes its own 'error' listener off a client while it is checked out,
+  // and a Postgres restart then emits 'error' on every client in use with none attached (an
+  // uncaught exception: the process exits). The failure still reaches the caller, since the
+  // client's pending and later queries reject, and the pool drops the client on release.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   // Statements go out named, so each connection plans them once (prepared-statements.ts).
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: namingPool(pool) }) });
   let closed = false;
