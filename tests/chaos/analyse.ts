@@ -18,6 +18,18 @@ export interface Phase {
   clientChecks?: boolean;
 }
 
+/** A service process that exited without the suite killing it. */
+export interface Crash {
+  service: string;
+  at: number;
+  /** The signal or exit code. */
+  exit: string;
+  /** Its last fatal log line (message and error), when it wrote one. */
+  reason: string;
+  /** When the supervisor had it ready again. */
+  backAt?: number;
+}
+
 export interface StoredIssue {
   id: string;
   campaignId: string;
@@ -71,6 +83,8 @@ export interface PhaseFigures {
   other5xx: Attempt[];
   /** Resets of requests in flight when the gateway was killed (allowed, listed apart). */
   inFlightAtKill: number;
+  /** Service processes that exited on their own during the phase. */
+  crashes: Crash[];
 }
 
 export interface Check {
@@ -91,7 +105,7 @@ function describeFailure(a: Attempt): string {
   return `${a.status}${a.problem ? ` ${a.problem}` : ''}${a.status === 503 || a.status === 429 ? (a.retryAfter ? ` Retry-After: ${a.retryAfter}` : ' no Retry-After') : ''}`;
 }
 
-export function analyse(phases: Phase[], attempts: Attempt[], stored: StoredIssue[], arrivals: Arrivals): PhaseFigures[] {
+export function analyse(phases: Phase[], attempts: Attempt[], stored: StoredIssue[], arrivals: Arrivals, crashes: Crash[] = []): PhaseFigures[] {
   const phaseOf = (at: number) => phases.find((p) => at >= p.startAt && at < p.endAt);
   const byN = new Map(attempts.map((a) => [a.n, a]));
   const storedById = new Map(stored.map((s) => [s.id, s]));
@@ -202,6 +216,7 @@ export function analyse(phases: Phase[], attempts: Attempt[], stored: StoredIssu
       noRetryAfter: failures.filter((a) => a.status === 503 && !a.retryAfter).length,
       other5xx: failures.filter((a) => a.status !== undefined && a.status >= 500 && a.status !== 503),
       inFlightAtKill,
+      crashes: crashes.filter((c) => c.at >= phase.startAt && c.at < phase.endAt),
     };
   });
 }
@@ -228,6 +243,11 @@ export function checks(f: PhaseFigures): Check[] {
       target: 'every failure a 503 with Retry-After (or refused while the gateway is down)',
       pass: f.badFailures.length === 0,
       detail: f.badFailures.length ? [...new Set(f.badFailures.map(describeFailure))].join(', ') : 'yes',
+    },
+    {
+      target: 'no service process exits on its own',
+      pass: f.crashes.length === 0,
+      detail: f.crashes.length ? f.crashes.map((c) => `${c.service} (${c.exit}${c.reason ? `, ${c.reason}` : ''})`).join('; ') : 'none',
     },
     { target: 'no 5xx other than 503', pass: f.other5xx.length === 0, detail: f.other5xx.length ? `${f.other5xx.length}: ${f.other5xx[0]!.status} ${f.other5xx[0]!.body ?? ''}` : 'none' },
     {

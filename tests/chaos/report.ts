@@ -46,6 +46,7 @@ export function chaosMarkdown(result: ChaosResult, machine: MachineFacts, loadAt
       f.filed === 0 ? '–' : f.phase.clientChecks === false ? 'n/a' : f.outageS ? `${s1(f.outageS)} (≤ ${s1((f.downS ?? 0) + OUTAGE_ALLOWANCE_S)})` : '0 s',
       saw(f) + (f.inFlightAtKill ? ` (${f.inFlightAtKill} in flight at the kill)` : ''),
       String(f.other5xx.length),
+      f.crashes.length ? f.crashes.map((c) => `${c.service} (${c.reason || c.exit})`).join('; ') : '–',
       (failed.length ? `**FAIL**: ${failed.map((c) => c.target).join('; ')}` : 'pass') + (notes.length ? ` (note: ${notes.map((c) => c.detail).join('; ')})` : ''),
     ];
   });
@@ -66,9 +67,10 @@ export function chaosMarkdown(result: ChaosResult, machine: MachineFacts, loadAt
     '',
     '',
     String(sum((f) => f.other5xx.length)),
+    String(result.crashes.length),
     verdicts(result).every((v) => v.failed.length === 0) ? '**pass**' : '**FAIL**',
   ]);
-  const head = ['Phase', 'Fault', 'Down', 'Filed', 'Acked (201)', 'Stored', 'Issues lost', 'Seq gaps', 'Events lost', 'Dup. deliveries', 'Slack lost / dup.', 'Outage (limit)', 'Client saw instead of 201', '5xx ≠ 503', 'Targets'];
+  const head = ['Phase', 'Fault', 'Down', 'Filed', 'Acked (201)', 'Stored', 'Issues lost', 'Seq gaps', 'Events lost', 'Dup. deliveries', 'Slack lost / dup.', 'Outage (limit)', 'Client saw instead of 201', '5xx ≠ 503', 'Crashed', 'Targets'];
 
   const failures = result.figures.flatMap((f) => checks(f).filter((c) => !c.pass && !c.informational).map((c) => `- ${f.phase.name}: ${c.target} — ${c.detail}`));
   const notes = result.figures.flatMap((f) => checks(f).filter((c) => !c.pass && c.informational).map((c) => `- ${f.phase.name}: ${c.target} — ${c.detail}`));
@@ -80,7 +82,7 @@ export function chaosMarkdown(result: ChaosResult, machine: MachineFacts, loadAt
     '',
     table(head, rows),
     '',
-    `Down: fault → the faulted process ready again (a service's \`/readyz\` 200; NATS, Redis, Postgres accepting clients). Outage: first failed filing sent → last failed answer received. Stored counts the phase's filings found in the issue table (after a transport error a filing may be stored without its 201). Events lost: stored issues with no IssueCreated delivery at the receiver after the drain (${result.drainComplete ? `complete ${s1(result.drainedS)} after the load stopped` : `**timed out** after ${s1(result.drainedS)}`}); duplicates: deliveries of an envelope id already delivered (delivery is at least once). ${result.deliveriesTotal} deliveries${result.slackTotal !== undefined ? `, ${result.slackTotal} Slack messages` : ''} in all; ${result.skipped} filings not sent (client at its in-flight bound).`,
+    `Down: fault → the faulted process ready again (a service's \`/readyz\` 200; NATS, Redis, Postgres accepting clients). Outage: first failed filing sent → last failed answer received. Stored counts the phase's filings found in the issue table (after a transport error a filing may be stored without its 201). Events lost: stored issues with no IssueCreated delivery at the receiver after the drain (${result.drainComplete ? `complete ${s1(result.drainedS)} after the load stopped` : `**timed out** after ${s1(result.drainedS)}`}); duplicates: deliveries of an envelope id already delivered (delivery is at least once). Crashed: service processes that exited without being killed by the suite; its supervisor starts them again, as an orchestrator would. ${result.deliveriesTotal} deliveries${result.slackTotal !== undefined ? `, ${result.slackTotal} Slack messages` : ''} in all; ${result.skipped} filings not sent (client at its in-flight bound).`,
     '',
     failures.length ? `Targets missed:\n\n${failures.join('\n')}` : `Every target met in every phase: 0 issues lost, sequence numbers gapless, 0 events lost, every failure a 503 with \`Retry-After\` (or a refused connection while the gateway was down), no other 5xx, every outage within its down time + ${OUTAGE_ALLOWANCE_S} s.`,
     ...(notes.length ? ['', `Noted (not a target of issue 22):\n\n${notes.join('\n')}`] : []),

@@ -7,7 +7,7 @@ import { REPO_ROOT, type ServiceName, type ServiceProcess } from '../../scripts/
 import { admin, call } from '../support/client.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { startSystem, type RunningSystem } from '../support/system.ts';
-import { analyse, type Arrivals, type Phase, type PhaseFigures, type StoredIssue } from './analyse.ts';
+import { analyse, type Arrivals, type Crash, type Phase, type PhaseFigures, type StoredIssue } from './analyse.ts';
 import type { Dependency, PostgresDependency } from './infra.ts';
 import { attemptOf, Load, type Attempt, type Target } from './load.ts';
 import { SERVICE_FAULTS, type ChaosSettings, type DEPENDENCY_FAULTS } from './settings.ts';
@@ -21,6 +21,8 @@ export interface Infra {
 export interface ChaosResult {
   settings: ChaosSettings;
   figures: PhaseFigures[];
+  /** Service processes that exited without being killed by the suite (restarted by its supervisor). */
+  crashes: Crash[];
   attempts: Attempt[];
   skipped: number;
   /** Seconds from the load's stop until every stored issue's events had arrived (or the drain timed out). */
@@ -61,7 +63,54 @@ export async function runChaos(s: ChaosSettings, infra: Infra, addUndo: (step: (
     { built: s.built },
   );
   addUndo(() => sys.stop());
-  for (const p of Object.values(sys.processes)) logs.attach(p);
+  // A supervisor, as the orchestrator would be: a service process that exits when the suite did
+  // not kill it is a crash, recorded in the phase it happened in, and started again.
+  let stopping = false;
+  addUndo(async () => {
+    stopping = true;
+  });
+  const killing = new Set<ServiceName>();
+  const crashes: Crash[] = [];
+  const restarting = new Map<ServiceName, Promise<void>>();
+  const supervise = (p: ServiceProcess) => {
+    p.child.once('exit', (code, signal) => {
+      if (stopping || killing.has(p.name) || sys.processes[p.name] !== p) return;
+      const crash: Crash = { service: p.name, at: Date.now(), exit: signal ?? `code ${code}`, reason: lastFatal.get(p.name) ?? '' };
+      crashes.push(crash);
+      log(`${p.name} exited on its own (${crash.exit}${crash.reason ? `: ${crash.reason}` : ''}); restarting it`);
+      logs.note(`[chaos] ${p.name} crashed (${crash.exit}); restarting`);
+      const again = (async () => {
+        try {
+          await sys.restart(p.name);
+          crash.backAt = Date.now();
+          watch(sys.processes[p.name]);
+        } catch (err) {
+          log(`${p.name} did not come back: ${(err as Error).message}`);
+        } finally {
+          restarting.delete(p.name);
+        }
+      })();
+      restarting.set(p.name, again);
+    });
+  };
+  /** The last fatal log line of each service: why it exited. */
+  const lastFatal = new Map<ServiceName, string>();
+  const watch = (p: ServiceProcess) => {
+    logs.attach(p);
+    supervise(p);
+    if (p.child.stdout) {
+      createInterface({ input: p.child.stdout }).on('line', (line) => {
+        if (!line.includes('"level":"fatal"')) return;
+        try {
+          const entry = JSON.parse(line);
+          lastFatal.set(p.name, `${entry.msg}: ${entry.err?.message ?? ''}`);
+        } catch {
+          lastFatal.set(p.name, line.slice(0, 200));
+        }
+      });
+    }
+  };
+  for (const p of Object.values(sys.processes)) watch(p);
   const startupS = (Date.now() - startedAt) / 1000;
   log(`services ready in ${startupS.toFixed(1)} s; gateway ${sys.gatewayUrl}`);
 
@@ -131,8 +180,14 @@ export async function runChaos(s: ChaosSettings, infra: Infra, addUndo: (step: (
   await sleep(s.baselineS * 1000);
 
   const restartService = async (name: ServiceName) => {
-    await sys.restart(name, 'SIGKILL');
-    logs.attach(sys.processes[name]);
+    await restarting.get(name);
+    killing.add(name);
+    try {
+      await sys.restart(name, 'SIGKILL');
+    } finally {
+      killing.delete(name);
+    }
+    watch(sys.processes[name]);
   };
   for (const fault of s.faults) {
     const isService = (SERVICE_FAULTS as readonly string[]).includes(fault);
@@ -162,6 +217,7 @@ export async function runChaos(s: ChaosSettings, infra: Infra, addUndo: (step: (
   }
   await load.stop();
   current.endAt = Date.now();
+  await Promise.all(restarting.values());
   const stoppedAt = Date.now();
   log(`load stopped: ${load.attempts.length} filings (${load.skipped} not sent: ${load.skipped ? 'too many in flight' : 'none'})`);
 
@@ -224,7 +280,7 @@ export async function runChaos(s: ChaosSettings, infra: Infra, addUndo: (step: (
   stored = await storedIssues();
   log(`drained in ${drainedS.toFixed(1)} s: ${stored.length} issues stored, ${receiver.received.length} deliveries${slack ? `, ${slack.messages.length} Slack messages` : ''}`);
 
-  const figures = analyse(phases, load.attempts, stored, arrivals);
+  const figures = analyse(phases, load.attempts, stored, arrivals, crashes);
   // Every filing and phase, for a closer look after the run (kept beside the log).
   writeFileSync(path.join(path.dirname(logs.file), 'last-run.json'), JSON.stringify({ settings: s, phases, attempts: load.attempts }, null, 1));
   // Evidence for the report: the first lost issues and non-503 failures, with what the client and the services said.
@@ -240,6 +296,7 @@ export async function runChaos(s: ChaosSettings, infra: Infra, addUndo: (step: (
   return {
     settings: s,
     figures,
+    crashes,
     attempts: load.attempts,
     skipped: load.skipped,
     drainedS,
