@@ -14,7 +14,7 @@ import { FANOUT_CONSUMER, deliveryChannel, fanout } from './fanout/fanout.ts';
 import { migrations } from './migrations/index.ts';
 import { registrations } from './routes/index.ts';
 import type { DeliveryDatabase } from './storage/schema.ts';
-import { Breakers } from '@preflight/breakers';
+import { Breakers, breakerThresholds } from '@preflight/breakers';
 import { startLogRetention } from './worker/log-retention.ts';
 import { deliveryMetrics, stalledGauge, unstoredGauge } from './worker/metrics.ts';
 import { startOutcomeReporter } from './worker/outcome-reporter.ts';
@@ -44,10 +44,7 @@ export function deliveryService(resolveHost?: Resolver): ServiceSpec<DeliveryDat
           metricPrefix: 'delivery',
           subject: 'endpoint',
           whileOpen: 'attempts due meanwhile fail without a request',
-          resetTimeoutMs: config.DELIVERY_BREAKER_RESET_MS,
-          volumeThreshold: config.DELIVERY_BREAKER_VOLUME_THRESHOLD,
-          errorThresholdPercentage: config.DELIVERY_BREAKER_ERROR_PERCENT,
-          rollingWindowMs: config.DELIVERY_BREAKER_WINDOW_MS,
+          ...breakerThresholds(config, 'DELIVERY'),
         },
         logger,
         registry,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { breakerConfigShape } from '@preflight/breakers';
 import { eventsConfigShape } from '@preflight/bus';
 import { env, loadConfig } from '@preflight/config';
 import { databaseConfigShape, listenConfigShape, logConfigShape } from '@preflight/service-kit';
@@ -54,10 +55,7 @@ export const deliveryConfigShape = {
   // VOLUME_THRESHOLD attempts in the rolling window got no HTTP answer (a timeout, a connection
   // error); half-opens after RESET_MS and lets one attempt through. Attempts due while it is
   // open fail at once without a request.
-  DELIVERY_BREAKER_RESET_MS: env.int(30_000, { min: 10, max: 3_600_000 }),
-  DELIVERY_BREAKER_VOLUME_THRESHOLD: env.int(5, { min: 1, max: 10_000 }),
-  DELIVERY_BREAKER_ERROR_PERCENT: env.int(50, { min: 1, max: 100 }),
-  DELIVERY_BREAKER_WINDOW_MS: env.int(60_000, { min: 1_000, max: 3_600_000 }),
+  ...breakerConfigShape('DELIVERY'),
 
   // The delivery log (attempts, and the envelopes kept for redeliveries) is kept this many days; 0 keeps
   // it forever. Each replica sweeps every SWEEP_MS (the first time after a random part of it).

@@ -1,4 +1,4 @@
-import { Breakers } from '@preflight/breakers';
+import { Breakers, breakerThresholds } from '@preflight/breakers';
 import { startConsumer } from '@preflight/bus';
 import { allSubjects } from '@preflight/events';
 import { jsonBodies } from '@preflight/http';
@@ -48,10 +48,7 @@ export function integrationService(resolvers: IntegrationResolvers = {}): Servic
           metricPrefix: 'integration',
           subject: 'connection',
           whileOpen: "the connection's jobs wait until it half-opens",
-          resetTimeoutMs: config.INTEGRATION_BREAKER_RESET_MS,
-          volumeThreshold: config.INTEGRATION_BREAKER_VOLUME_THRESHOLD,
-          errorThresholdPercentage: config.INTEGRATION_BREAKER_ERROR_PERCENT,
-          rollingWindowMs: config.INTEGRATION_BREAKER_WINDOW_MS,
+          ...breakerThresholds(config, 'INTEGRATION'),
         },
         logger,
         registry,

@@ -1,3 +1,4 @@
+import { breakerConfigShape } from '@preflight/breakers';
 import { eventsConfigShape } from '@preflight/bus';
 import { env, loadConfig } from '@preflight/config';
 import { keyRingField } from '@preflight/secret-box';
@@ -44,10 +45,7 @@ export const integrationConfigShape = {
   // Per-connection breaker (opossum): opens when more than ERROR_PERCENT of at least
   // VOLUME_THRESHOLD calls in the window got no usable answer; half-opens after RESET_MS.
   // While it is open the connection's jobs wait; other connections are not touched.
-  INTEGRATION_BREAKER_RESET_MS: env.int(30_000, { min: 10, max: 3_600_000 }),
-  INTEGRATION_BREAKER_VOLUME_THRESHOLD: env.int(5, { min: 1, max: 10_000 }),
-  INTEGRATION_BREAKER_ERROR_PERCENT: env.int(50, { min: 1, max: 100 }),
-  INTEGRATION_BREAKER_WINDOW_MS: env.int(60_000, { min: 1_000, max: 3_600_000 }),
+  ...breakerConfigShape('INTEGRATION'),
 
   // Activity entries and finished jobs are kept this many days.
   INTEGRATION_ACTIVITY_RETENTION_DAYS: env.int(30, { min: 1, max: 3_650 }),
