@@ -102,7 +102,10 @@ export const OUTAGE_ALLOWANCE_S = 2;
 
 function describeFailure(a: Attempt): string {
   if (a.error) return a.error;
-  return `${a.status}${a.problem ? ` ${a.problem}` : ''}${a.status === 503 || a.status === 429 ? (a.retryAfter ? ` Retry-After: ${a.retryAfter}` : ' no Retry-After') : ''}`;
+  const retry = a.status === 503 || a.status === 429 ? (a.retryAfter ? ` Retry-After: ${a.retryAfter}` : ' no Retry-After') : '';
+  // Only a request with an Idempotency-Key needs Redis at the gateway: say which ones those were.
+  const keyed = a.status === 503 && a.problem === 'dependency-unavailable' ? (a.keyed ? ' (with Idempotency-Key)' : ' (without Idempotency-Key)') : '';
+  return `${a.status}${a.problem ? ` ${a.problem}` : ''}${retry}${keyed}`;
 }
 
 export function analyse(phases: Phase[], attempts: Attempt[], stored: StoredIssue[], arrivals: Arrivals, crashes: Crash[] = []): PhaseFigures[] {

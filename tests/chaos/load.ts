@@ -18,6 +18,8 @@ export interface Attempt {
   body?: string;
   issueId?: string;
   seqNumber?: number;
+  /** Sent with an Idempotency-Key of its own (never reused: the load does not retry). */
+  keyed?: boolean;
 }
 
 export interface Target {
@@ -54,6 +56,8 @@ export class Load {
     private readonly gatewayUrl: string,
     private readonly targets: Target[],
     private readonly tag: string,
+    /** Share of filings that carry an Idempotency-Key (every `1/keyedShare`-th), so the gateway's Redis-backed idempotency is on the path of those. */
+    private readonly keyedShare = 0,
     private readonly maxInFlight = 256,
   ) {
     this.#agent = new Agent({ connections: 128, keepAliveTimeout: 4_000, headersTimeout: REQUEST_TIMEOUT_MS, bodyTimeout: REQUEST_TIMEOUT_MS, connect: { timeout: 5_000 } });
@@ -61,7 +65,9 @@ export class Load {
 
   /** Files one issue now (also used for the warm-up) and records it. */
   file(target: Target = this.targets[(this.#next - 1) % this.targets.length]!): Promise<Attempt> {
-    const a: Attempt = { n: this.#next++, campaignId: target.campaignId, sentAt: Date.now() };
+    const n = this.#next++;
+    const a: Attempt = { n, campaignId: target.campaignId, sentAt: Date.now() };
+    if (this.keyedShare > 0 && Math.floor(n * this.keyedShare) !== Math.floor((n - 1) * this.keyedShare)) a.keyed = true;
     this.attempts.push(a);
     const done = this.#send(a, target);
     const tracked = done.then(() => undefined);
@@ -75,7 +81,7 @@ export class Load {
       const res = await request(`${this.gatewayUrl}/api/v1/campaigns/${target.campaignId}/issues`, {
         dispatcher: this.#agent,
         method: 'POST',
-        headers: { 'x-api-key': target.apiKey, 'content-type': 'application/json' },
+        headers: { 'x-api-key': target.apiKey, 'content-type': 'application/json', ...(a.keyed ? { 'idempotency-key': `chaos-${this.tag}-${a.n}` } : {}) },
         body: JSON.stringify({ title: issueTitle(this.tag, a.n), severity: 'High', type: 'Bug', description: 'Filed by the chaos suite.' }),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS + 5_000),
       });

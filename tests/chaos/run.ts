@@ -18,6 +18,7 @@
  *   --rate=N          issues/s (default 20)           --orgs=N, --campaigns=N  organisations, campaigns each (4, 2)
  *   --faults=a,b      a subset, in that order: gateway, campaign, issue, webhook, delivery, integration, nats, redis, postgres
  *   --baseline=S --settle=S --recovery=S --hold=S --drain=S   phase lengths (10, 3, 12, 2, 180)
+ *   --keyed=F         share of filings with an Idempotency-Key of their own (default 0.5)
  *   --quick           3 s baseline, 5 s recovery (docs untouched)
  *   --no-slack        no Slack connections       --built   run the services' bundles
  *   --no-write        print only                 --note=TEXT  a line under the machine facts
@@ -48,6 +49,7 @@ const { values: args } = parseArgs({
     settle: { type: 'string' },
     recovery: { type: 'string' },
     hold: { type: 'string' },
+    keyed: { type: 'string' },
     drain: { type: 'string' },
     quick: { type: 'boolean', default: false },
     'no-slack': { type: 'boolean', default: false },
@@ -85,6 +87,7 @@ const settings: ChaosSettings = {
   holdS: num('hold', args.hold, DEFAULT_SETTINGS.holdS),
   drainS: num('drain', args.drain, DEFAULT_SETTINGS.drainS),
   faults,
+  keyedShare: Math.min(1, num('keyed', args.keyed, DEFAULT_SETTINGS.keyedShare)),
   slack: !args['no-slack'],
   built: args.built,
 };

@@ -15,6 +15,8 @@ export interface ChaosSettings {
   /** At most this long for every stored issue's events to arrive once the load stopped. */
   drainS: number;
   faults: FaultName[];
+  /** Share of filings sent with an Idempotency-Key (a fresh one each), 0–1. */
+  keyedShare: number;
   slack: boolean;
   built: boolean;
 }
@@ -34,6 +36,7 @@ export const DEFAULT_SETTINGS: ChaosSettings = {
   holdS: 2,
   drainS: 180,
   faults: [...FAULTS],
+  keyedShare: 0.5,
   slack: true,
   built: false,
 };

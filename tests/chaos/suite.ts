@@ -147,7 +147,7 @@ export async function runChaos(s: ChaosSettings, infra: Infra, addUndo: (step: (
   }
   log(`${s.orgs} organisations × ${s.campaignsPerOrg} active campaigns, webhooks → ${receiver.url}${slack ? `, Slack → ${slack.url}` : ''}`);
 
-  const load = new Load(sys.gatewayUrl, targets, tag);
+  const load = new Load(sys.gatewayUrl, targets, tag, s.keyedShare);
   addUndo(() => load.close());
   const phases: Phase[] = [];
 
@@ -282,7 +282,7 @@ export async function runChaos(s: ChaosSettings, infra: Infra, addUndo: (step: (
 
   const figures = analyse(phases, load.attempts, stored, arrivals, crashes);
   // Every filing and phase, for a closer look after the run (kept beside the log).
-  writeFileSync(path.join(path.dirname(logs.file), 'last-run.json'), JSON.stringify({ settings: s, phases, attempts: load.attempts }, null, 1));
+  writeFileSync(path.join(path.dirname(logs.file), 'last-run.json'), JSON.stringify({ settings: s, phases, crashes, storedAfterRefusal: figures.flatMap((f) => f.storedAfterRefusal), attempts: load.attempts }, null, 1));
   // Evidence for the report: the first lost issues and non-503 failures, with what the client and the services said.
   for (const f of figures) {
     for (const bad of [...f.badFailures, ...f.other5xx].slice(0, 3)) logs.note(`[chaos] ${f.phase.name}: attempt #${bad.n} → ${bad.status ?? bad.error} ${bad.body ?? ''}`);
