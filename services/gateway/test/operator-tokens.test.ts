@@ -383,7 +383,7 @@ describe('audit log storage', () => {
     const broken = createDatabase<IdentityDb>({ url: TEST_DATABASE_URL, schema: `${iso.schema}_missing`, poolMax: 1, applicationName: 'operator-tokens-test' });
     const metrics = gatewayMetrics(new Registry());
     const recorder = new AuditRecorder(broken.db, logger, metrics);
-    const entry = { actor: { kind: 'bootstrap' as const, id: null, name: null }, method: 'POST', path: '/lost', status: 201, orgId: null, traceId: 'f'.repeat(32) };
+    const entry = { at: new Date(), actor: { kind: 'bootstrap' as const, id: null, name: null }, method: 'POST', path: '/lost', status: 201, orgId: null, traceId: 'f'.repeat(32) };
     recorder.record(entry);
     await recorder.flush();
     await broken.close();

@@ -23,7 +23,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('audit_log')
     .addColumn('id', 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity())
-    // Milliseconds, as the API shows it, so `before=<an entry's at>` compares with what was shown.
+    // When the answer was sent (the gateway sets it), in milliseconds as the API shows it, so
+    // `before=<an entry's at>` compares with what was shown.
     .addColumn('at', 'timestamptz', (c) => c.notNull().defaultTo(sql`date_trunc('milliseconds', now())`))
     .addColumn('actor_kind', 'text', (c) => c.notNull().check(sql`actor_kind in ('bootstrap', 'operator-token')`))
     // No foreign key: an entry outlives nothing it names (tokens are revoked, never deleted, but

@@ -153,7 +153,8 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
  * Records an admin write in the audit log once its answer is out, if that answer was a 2xx and
  * not an Idempotency-Key replay (the first request was recorded; the replay changed nothing).
  * On `close`, which follows `finish` and also comes when the client left after the headers went
- * out. `orgId` is the route's `:orgId`, or the organisation a gateway endpoint created; no
+ * out; `at` is that moment, so sequential writes are in order whenever their entries are
+ * inserted. `orgId` is the route's `:orgId`, or the organisation a gateway endpoint created; no
  * lookup is made for other ids. The trace id is the one problem bodies carry.
  */
 function auditWhenAnswered(deps: DispatchDeps, admin: AdminCaller, params: Record<string, string>, req: Request, res: Response): void {
@@ -163,6 +164,7 @@ function auditWhenAnswered(deps: DispatchDeps, admin: AdminCaller, params: Recor
     if (!res.headersSent || res.statusCode < 200 || res.statusCode >= 300 || res.getHeader(REPLAYED_HEADER) === 'true') return;
     const created = res.locals.auditOrgId as string | undefined;
     deps.audit.record({
+      at: new Date(),
       actor: admin.actor,
       method: req.method,
       path,

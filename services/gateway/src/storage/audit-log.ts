@@ -2,6 +2,8 @@ import { sql, type Kysely } from '@preflight/db';
 import type { AuditActorKind, IdentityDb } from './schema.ts';
 
 export interface AuditEntry {
+  /** When the gateway sent the answer (its clock; milliseconds). */
+  at: Date;
   actor: { kind: AuditActorKind; id: string | null; name: string | null };
   method: string;
   path: string;
@@ -10,14 +12,13 @@ export interface AuditEntry {
   traceId: string | null;
 }
 
-export interface AuditRecord extends AuditEntry {
-  at: Date;
-}
+export type AuditRecord = AuditEntry;
 
 export async function insertAuditEntry(db: Kysely<IdentityDb>, entry: AuditEntry): Promise<void> {
   await db
     .insertInto('audit_log')
     .values({
+      at: entry.at,
       actor_kind: entry.actor.kind,
       actor_id: entry.actor.id,
       actor_name: entry.actor.name,

@@ -40,7 +40,7 @@ export type AuditActorKind = 'bootstrap' | 'operator-token';
 
 export interface AuditLogTable {
   id: ColumnType<string, never, never>;
-  at: ColumnType<Date, never, never>;
+  at: ColumnType<Date, Date | undefined, never>;
   actor_kind: AuditActorKind;
   actor_id: string | null;
   actor_name: string | null;
