@@ -134,8 +134,10 @@ export class Load {
     await Promise.allSettled([...this.#inFlight]);
   }
 
+  /** Stops filing and drops whatever is in flight (cleanup: an abort must not wait for answers). */
   async close(): Promise<void> {
-    await this.stop();
-    await this.#agent.close();
+    this.#running = false;
+    await this.#agent.destroy();
+    await this.#loop;
   }
 }

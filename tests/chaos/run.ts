@@ -111,7 +111,9 @@ function killRemainingChildren(): void {
 }
 addUndo(async () => killRemainingChildren());
 
+let aborting = false;
 async function abort(reason: string, code: number): Promise<never> {
+  aborting = true;
   log(`${reason}; stopping everything the suite started`);
   await cleanup();
   process.exit(code);
@@ -139,7 +141,7 @@ try {
   process.env.TEST_REDIS_URL = redis.url;
   process.env.TEST_NATS_URL = nats.url;
   const { runChaos } = await import('./suite.ts');
-  const result = await runChaos(settings, { postgres, redis, nats }, addUndo);
+  const result = await runChaos(settings, { postgres, redis, nats }, addUndo, () => aborting);
 
   const command = ['npm run chaos', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
   const markdown = chaosMarkdown(result, machine, os.loadavg(), command, postgres.version, args.note);

@@ -51,7 +51,11 @@ function runLog(): { file: string; stream: WriteStream; note: (line: string) => 
   return { file, stream, note, attach };
 }
 
-export async function runChaos(s: ChaosSettings, infra: Infra, addUndo: (step: () => Promise<unknown>) => void): Promise<ChaosResult> {
+/**
+ * `aborting` says when run.ts is tearing the run down (Ctrl-C, SIGTERM, deadline): service exits
+ * are then expected (Ctrl-C in a terminal reaches the services too), not crashes to restart.
+ */
+export async function runChaos(s: ChaosSettings, infra: Infra, addUndo: (step: () => Promise<unknown>) => void, aborting: () => boolean = () => false): Promise<ChaosResult> {
   const logs = runLog();
   addUndo(() => new Promise<void>((resolve) => logs.stream.end(() => resolve())));
   const tag = Date.now().toString(36);
@@ -74,7 +78,7 @@ export async function runChaos(s: ChaosSettings, infra: Infra, addUndo: (step: (
   const restarting = new Map<ServiceName, Promise<void>>();
   const supervise = (p: ServiceProcess) => {
     p.child.once('exit', (code, signal) => {
-      if (stopping || killing.has(p.name) || sys.processes[p.name] !== p) return;
+      if (stopping || aborting() || killing.has(p.name) || sys.processes[p.name] !== p) return;
       const crash: Crash = { service: p.name, at: Date.now(), exit: signal ?? `code ${code}`, reason: lastFatal.get(p.name) ?? '' };
       crashes.push(crash);
       log(`${p.name} exited on its own (${crash.exit}${crash.reason ? `: ${crash.reason}` : ''}); restarting it`);
