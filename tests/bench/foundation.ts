@@ -9,7 +9,7 @@ import { coresTakenFromRun, cpuMeter, settle, type CpuGroups, type CpuUsage } fr
 import { machineFacts, type MachineFacts } from './lib/machine.ts';
 import { httpOp, openLoop, type OpenLoopResult } from './lib/open-loop.ts';
 import { startRawSqlBaseline } from './lib/raw-sql.ts';
-import { fmtMs, fmtRate, fmtRatio, machineLine, table } from './lib/report.ts';
+import { fmtMs, fmtRate, fmtRatio, machineCaveat, machineLine, table } from './lib/report.ts';
 import { postgresVersion } from './lib/postgres.ts';
 
 /**
@@ -384,19 +384,7 @@ export function foundationMarkdown(r: FoundationReport, command: string, note?: 
   out.push('');
   out.push(`Machine: ${machineLine(m, [r.postgres])}. Load average (1/5/15 min) at start ${m.loadAverage.join(' / ')}, at end ${r.loadAtEnd.join(' / ')}.`);
   // How busy the rest of the machine was while we measured: the honest caveat on every figure.
-  const othersCores = r.scenarios.flatMap((sc) => sc.paths.flatMap((p) => [p.cpu.closed, p.cpu.open])).flatMap((u) => (u ? [coresTakenFromRun(u)] : []));
-  const busiest = othersCores.length ? Math.max(...othersCores) : NaN;
-  const quiet = m.loadAverage[0] <= 0.25 * m.nproc && !(busiest > 0.1);
-  if (note || !quiet) {
-    out.push('');
-    if (note) out.push(`> ${note}`);
-    if (note && !quiet) out.push('>');
-    if (!quiet) {
-      out.push(
-        `> Not a quiet machine: load average ${m.loadAverage[0]} at start, and processes outside the benchmark and the hypervisor (steal) took up to ${Number.isFinite(busiest) ? busiest.toFixed(2) : '?'} cores during a measured window. Compare these figures with the targets only after a rerun on a quiet machine.`,
-      );
-    }
-  }
+  out.push(...machineCaveat(m, r.scenarios.flatMap((sc) => sc.paths.flatMap((p) => [p.cpu.closed, p.cpu.open])), note));
   out.push('');
   out.push('Settings:');
   const extraEnv = Object.entries(s.serviceEnv ?? {}).map(([k, v]) => `\`${k}=${v}\``);

@@ -1,6 +1,4 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
 import { Agent, Pool, request } from 'undici';
@@ -9,13 +7,15 @@ import { createEvent, encodeEvent, envelopesFor, toTimestamp } from '@preflight/
 import { createLogger } from '@preflight/log';
 import { TEST_NATS_URL } from '@preflight/testing';
 import { admin, call } from '../../support/client.ts';
-import { startSystem, type RunningSystem } from '../../support/system.ts';
-import { cpuMeter, settle, type CpuGroups, type CpuUsage } from '../lib/cpu.ts';
-import { machineFacts, type MachineFacts } from '../lib/machine.ts';
+import type { RunningSystem } from '../../support/system.ts';
+import { cpuMeter, type CpuGroups, type CpuUsage } from '../lib/cpu.ts';
+import { machineFacts } from '../lib/machine.ts';
 import { REPORTED_PAUSE_MS, watchMachinePauses, type PauseCount } from '../lib/machine-pauses.ts';
 import { openLoop, type OpenLoopResult } from '../lib/open-loop.ts';
 import { Samples, summarise, type LatencySummary } from '../lib/stats.ts';
 import { withBenchClient } from '../lib/postgres.ts';
+import { bareLoop, bucketOf, cutProfiles, feedWindow, metricValue, quiesce as settleGroups, ratio, StandInWorker, startBenchSystem, waitForCount } from '../lib/system-bench.ts';
+import { QUICK_SYSTEM_BENCH, serviceSettingsOf, systemBenchDefaults, type Check, type Cleanup, type SystemBenchSettings, type SystemReport, type ThroughputWindow } from '../lib/system-bench.ts';
 
 /**
  * The delivery benchmark (issue "Webhooks: … the delivery service"): IssueCreated domain events
@@ -25,7 +25,7 @@ import { withBenchClient } from '../lib/postgres.ts';
  * (tests/support/system.ts) with its production defaults. Latency is receiver arrival − the
  * moment the event was built for publishing, both on the machine's monotonic clock.
  */
-export interface DeliverySettings {
+export interface DeliverySettings extends SystemBenchSettings {
   endpoints: number;
   /**
    * Delivery service processes (replicas sharing its schema and consumer). Default 2, the
@@ -35,8 +35,6 @@ export interface DeliverySettings {
   deliveryReplicas: number;
   /** Open loop, events/s (deliveries/s = rate × endpoints). */
   rate: number;
-  warmupS: number;
-  durationS: number;
   /**
    * Measured seconds of the control run and of the run with a hanging endpoint, which are
    * compared with each other: longer than run 1, so each p99 rests on 30,000 deliveries and a
@@ -45,31 +43,11 @@ export interface DeliverySettings {
   compareDurationS: number;
   /** Sustained phase: deliveries outstanding (published × endpoints − arrived) the publisher keeps the system fed with. */
   feedWindow: number;
-  tpWarmupS: number;
-  tpDurationS: number;
-  /** Bounded waits for stragglers. */
-  drainTimeoutS: number;
-  logLevel: string;
-  cpuProfDir?: string | undefined;
-  serviceEnv: Record<string, string>;
 }
 
-export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
-  endpoints: 10,
-  deliveryReplicas: 2,
-  rate: 100,
-  warmupS: 2,
-  durationS: 10,
-  compareDurationS: 60,
-  feedWindow: 2_000,
-  tpWarmupS: 2,
-  tpDurationS: 10,
-  drainTimeoutS: 30,
-  logLevel: 'warn',
-  serviceEnv: {},
-};
+export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = { ...systemBenchDefaults(), endpoints: 10, deliveryReplicas: 2, durationS: 10, compareDurationS: 60, feedWindow: 2_000, tpWarmupS: 2, tpDurationS: 10 };
 
-export const QUICK_DELIVERY_SETTINGS: Partial<DeliverySettings> = { warmupS: 0.5, durationS: 3, compareDurationS: 3, tpWarmupS: 0.5, tpDurationS: 3, drainTimeoutS: 20 };
+export const QUICK_DELIVERY_SETTINGS: Partial<DeliverySettings> = { ...QUICK_SYSTEM_BENCH, tpWarmupS: 0.5 };
 
 export interface LatencyPhase {
   name: string;
@@ -94,57 +72,27 @@ export interface LatencyPhase {
 /** Seconds of publishing per timeline bucket: where in a window its slowest deliveries fall. */
 export const TIMELINE_BUCKET_S = 5;
 
-export interface ThroughputPhase {
-  name: string;
-  label: string;
-  concurrency: number;
-  windowS: number;
+/**
+ * A throughput window (lib/system-bench.ts). Sustained (system): deliveries offered = published
+ * events × endpoints, outstanding = published × endpoints − arrived. Bare loop: latency is
+ * request → arrival.
+ */
+export interface ThroughputPhase extends ThroughputWindow {
   /** Arrivals at the receivers per second over the window. */
   deliveredPerS: number;
-  /** Sustained (system) only: deliveries offered per second (published events × endpoints). */
-  offeredPerS?: number;
-  /** Published × endpoints − arrived, at the window's start and end, mean and max (sampled every 100 ms). */
-  outstandingStart?: number;
-  outstandingEnd?: number;
-  outstandingMean?: number;
-  outstandingMax?: number;
   /** From the delivery service's /metrics at the window's end. */
   pendingRowsEnd?: number;
   consumerLagEnd?: number;
   /** Mean attempt duration over the window as the delivery service measures it (its histogram's sum ÷ count): request → answer inside the service. */
   attemptMeanMs?: number;
-  /** Seconds after publishing stopped until every delivery arrived; NaN when not within the drain timeout. */
-  drainS?: number;
-  bounded?: boolean;
-  /** Bare loop only: request → arrival. */
-  latency?: LatencySummary;
-  errors: number;
-  cpu: CpuUsage | undefined;
-  settledS: number;
 }
 
-export interface Check {
-  target: string;
-  measured: string;
-  threshold: string;
-  ratio: string;
-  pass: boolean;
-}
-
-export interface DeliveryReport {
-  settings: DeliverySettings;
-  machine: MachineFacts;
-  loadAtEnd: [number, number, number];
-  serviceSettings: Record<string, string>;
+export interface DeliveryReport extends SystemReport<DeliverySettings> {
   latency: LatencyPhase[];
   throughput: ThroughputPhase[];
-  checks: Check[];
 }
 
-export type Cleanup = (fn: () => Promise<unknown>) => void;
-
 const log = (msg: string) => process.stderr.write(`[bench:delivery] ${msg}\n`);
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const nowNs = () => process.hrtime.bigint();
 
 interface ArrivalRecord {
@@ -158,24 +106,13 @@ interface ArrivalRecord {
 }
 
 /** The receivers' worker thread. */
-class Receivers {
+class Receivers extends StandInWorker<ArrivalRecord> {
   readonly counters = new Int32Array(new SharedArrayBuffer(8));
-  private worker!: Worker;
-  private nextId = 0;
-  private waiting = new Map<number, (msg: any) => void>();
   healthyPorts: number[] = [];
   hangingPorts: number[] = [];
 
   async start(healthy: number, hanging: number): Promise<void> {
-    this.worker = new Worker(new URL('./receivers-worker.mjs', import.meta.url), { workerData: { healthy, hanging, counters: this.counters.buffer } });
-    const ready = new Promise<any>((resolve, reject) => {
-      this.worker.once('error', reject);
-      this.worker.on('message', (msg) => {
-        if (msg.type === 'listening') resolve(msg);
-        else this.waiting.get(msg.id)?.(msg);
-      });
-    });
-    const msg = await ready;
+    const msg = await this.spawn(new URL('./receivers-worker.mjs', import.meta.url), { healthy, hanging, counters: this.counters.buffer });
     this.healthyPorts = msg.healthyPorts;
     this.hangingPorts = msg.hangingPorts;
   }
@@ -186,28 +123,7 @@ class Receivers {
     return Atomics.load(this.counters, 1);
   }
   setSecrets(secrets: string[]): void {
-    this.worker.postMessage({ type: 'secrets', secrets });
-  }
-  private ask(type: string): Promise<any> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.waiting.set(id, (m) => {
-        this.waiting.delete(id);
-        resolve(m);
-      });
-      this.worker.postMessage({ type, id });
-    });
-  }
-  async collect(): Promise<ArrivalRecord[]> {
-    return (await this.ask('collect')).records;
-  }
-  private closing: Promise<void> | undefined;
-  close(): Promise<void> {
-    this.closing ??= (async () => {
-      await Promise.race([this.ask('close'), sleep(5_000)]);
-      await this.worker.terminate();
-    })();
-    return this.closing;
+    this.post({ type: 'secrets', secrets });
   }
 }
 
@@ -244,22 +160,6 @@ function issueCreated(orgId: string, campaignId: string, phase: string, seq: num
   });
 }
 
-function metricValue(text: string, name: string): number {
-  let sum = NaN;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name)) continue;
-    const rest = line.slice(name.length);
-    if (rest[0] !== ' ' && rest[0] !== '{') continue;
-    const v = Number(line.trim().split(/\s+/).at(-1));
-    sum = Number.isNaN(sum) ? v : sum + v;
-  }
-  return sum;
-}
-
-function ratio(a: number, b: number): number {
-  return b > 0 ? a / b : NaN;
-}
-
 export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Promise<DeliveryReport> {
   const machine = machineFacts();
   const perEndpoint = Number(s.serviceEnv.DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT ?? 4);
@@ -274,18 +174,14 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
   const pauses = watchMachinePauses();
   onCleanup(async () => pauses.stop());
 
-  const overrides: Record<string, string> = { LOG_LEVEL: s.logLevel, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...s.serviceEnv };
-  if (s.cpuProfDir) {
-    const preload = fileURLToPath(new URL('../lib/cpu-profile-preload.mjs', import.meta.url));
-    overrides.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(preload).href}`.trim();
-    overrides.BENCH_CPU_PROF_DIR = s.cpuProfDir;
-  }
-  log(`starting the system (${Object.entries(overrides).filter(([k]) => k !== 'NODE_OPTIONS').map(([k, v]) => `${k}=${v}`).join(', ')})`);
-  const sys: RunningSystem = await startSystem(overrides, { replicas: { delivery: s.deliveryReplicas }, built: true });
-  // Registered after the receivers: undone first, but the receivers' close goes first (below).
-  onCleanup(async () => {
-    await receivers.close();
-    await sys.stop();
+  // Registered after the receivers: undone first, but the receivers' close goes first.
+  const sys: RunningSystem = await startBenchSystem({
+    env: { LOG_LEVEL: s.logLevel, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...s.serviceEnv },
+    cpuProfDir: s.cpuProfDir,
+    replicas: { delivery: s.deliveryReplicas },
+    standIn: receivers,
+    onCleanup,
+    log,
   });
   const groups: CpuGroups = {
     delivery: sys.replicas.delivery.map((p) => p.child.pid ?? 0),
@@ -323,16 +219,6 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     await js.publish(enc.subject, enc.payload, { msgID: randomUUID(), headers: h, timeout: 5_000 });
   };
 
-  /**
-   * With --cpu-prof: each service writes what it profiled so far and starts afresh (SIGUSR2,
-   * lib/cpu-profile-preload.mjs), so the sustained window has profiles of its own
-   * (<service>-<pid>-2.cpuprofile): the latency runs, at a tenth of the rate, would otherwise
-   * outweigh it.
-   */
-  const cutProfiles = () => {
-    if (!s.cpuProfDir) return;
-    for (const p of Object.values(sys.replicas).flat()) if (p.child.pid) process.kill(p.child.pid, 'SIGUSR2');
-  };
   /** Every delivery replica's metrics: the pending rows and the consumer's lag are the same for all (the database's, the shared consumer's), attempts add up. */
   const scrape = async () => {
     try {
@@ -372,21 +258,9 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     return rows.map((r) => `${r.kind} ${r.relname} (${Object.entries(sys.schemas).find(([, v]) => v === r.schemaname)?.[0] ?? r.schemaname}) at ${((r.at.getTime() - since) / 1000).toFixed(1)} s`);
   }
 
-  const quiesce = async () => {
-    const r = await settle(groups, { maxS: 30 });
-    if (r.waitedS > 3) log(`  waited ${r.waitedS.toFixed(0)} s for the system to go idle${r.settled ? '' : ' (it did not; measuring anyway)'}`);
-    return r.waitedS;
-  };
-
+  const quiesce = () => settleGroups(groups, log);
   /** Waits (bounded) until the receivers have seen `target` arrivals in all. */
-  const waitArrivals = async (target: number, timeoutS: number): Promise<number> => {
-    const t0 = performance.now();
-    while (receivers.arrivals < target) {
-      if (performance.now() - t0 > timeoutS * 1000) return NaN;
-      await sleep(10);
-    }
-    return (performance.now() - t0) / 1000;
-  };
+  const waitArrivals = (target: number, timeoutS: number) => waitForCount(() => receivers.arrivals, target, timeoutS);
 
   // Smoke: one event reaches every receiver (also warms the fan-out and the scheduler).
   {
@@ -454,7 +328,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
       all.push(ms);
       perReceiver[r.r]!.push(ms);
       // Events are published at a fixed rate, so an event's number tells when it was published.
-      buckets[Math.min(buckets.length - 1, Math.floor((r.seq - warmupCount) / s.rate / TIMELINE_BUCKET_S))]!.push(ms);
+      bucketOf(buckets, r.seq, warmupCount, s.rate, TIMELINE_BUCKET_S).push(ms);
     }
     const measuredEvents = seq - warmupCount - failedMeasured.size;
     // The measured events' publishing, and the slowest delivery's time after the last of them.
@@ -492,73 +366,36 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     const name = 'sustained';
     log(`sustained: publishing while fewer than ${s.feedWindow} deliveries are outstanding, ${s.tpWarmupS} s warm-up + ${s.tpDurationS} s`);
     const E = s.endpoints;
-    const batch = 20;
     const a0 = receivers.arrivals;
-    let published = 0;
-    let pending = 0;
-    let errors = 0;
-    let seq = 0;
-    const outstanding = () => (published + pending) * E - (receivers.arrivals - a0);
     const meter = cpuMeter(groups);
     await meter.prepare();
-    const t0 = performance.now();
-    const windowStart = t0 + s.tpWarmupS * 1000;
-    const windowEnd = windowStart + s.tpDurationS * 1000;
-    let started = false;
-    let aStart = 0;
-    let pubStart = 0;
-    let oStart = 0;
-    const samples = new Samples();
-    let lastSample = 0;
-    const inflight = new Set<Promise<void>>();
     let metricsAtStart: ReturnType<typeof scrape> | undefined;
-    while (performance.now() < windowEnd) {
-      const now = performance.now();
-      if (!started && now >= windowStart) {
-        started = true;
+    const feed = await feedWindow({
+      warmupS: s.tpWarmupS,
+      durationS: s.tpDurationS,
+      units: E,
+      feedWindow: s.feedWindow,
+      batch: 20,
+      arrived: () => receivers.arrivals,
+      room: (f) => f.inflight < 8,
+      send: (seq) => publish(name, seq),
+      onStart: () => {
         meter.start();
-        aStart = receivers.arrivals;
-        pubStart = published + pending;
-        oStart = outstanding();
         metricsAtStart = scrape();
-        cutProfiles();
-      }
-      if (started && now - lastSample >= 100) {
-        samples.push(outstanding());
-        lastSample = now;
-      }
-      if (outstanding() + batch * E <= s.feedWindow && inflight.size < 8) {
-        for (let i = 0; i < batch; i++) {
-          pending += 1;
-          const p = publish(name, seq++).then(
-            () => {
-              pending -= 1;
-              published += 1;
-            },
-            () => {
-              pending -= 1;
-              errors += 1;
-            },
-          );
-          inflight.add(p);
-          void p.finally(() => inflight.delete(p));
-        }
-      } else {
-        await sleep(1);
-      }
-    }
-    const aEnd = receivers.arrivals;
-    const oEnd = outstanding();
-    const pubEnd = published + pending;
+        cutProfiles(sys, s.cpuProfDir);
+      },
+    });
+    const [aStart, pubStart, oStart] = [feed.start.arrived, feed.start.sent, feed.start.outstanding];
+    const [aEnd, pubEnd, oEnd] = [feed.end.arrived, feed.end.sent, feed.end.outstanding];
     meter.stop();
-    cutProfiles();
+    cutProfiles(sys, s.cpuProfDir);
     const metrics = await scrape();
     const before = await metricsAtStart!;
-    await Promise.allSettled([...inflight]);
-    const drainS = await waitArrivals(a0 + published * E, s.drainTimeoutS);
+    await feed.settled();
+    const drainS = await waitArrivals(a0 + feed.state.done * E, s.drainTimeoutS);
     await receivers.collect();
     const windowS = s.tpDurationS;
-    const o = summarise(samples.values());
+    const o = summarise(feed.outstanding.values());
     const phase: ThroughputPhase = {
       name,
       label: `delivery service (fan-out, sign, POST, record), feed window ${s.feedWindow.toLocaleString('en-US')}`,
@@ -575,7 +412,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
       attemptMeanMs: ((metrics.attemptSeconds - before.attemptSeconds) / (metrics.attempts - before.attempts)) * 1000,
       drainS,
       bounded: !Number.isNaN(drainS) && oEnd - oStart <= 0.1 * s.feedWindow,
-      errors,
+      errors: feed.state.errors,
       cpu: meter.usage,
       settledS,
     };
@@ -594,24 +431,21 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     const pools = receivers.healthyPorts.map((p) => new Pool(`http://127.0.0.1:${p}`, { connections: connectionsPerEndpoint, pipelining: 1 }));
     const meter = cpuMeter(groups);
     await meter.prepare();
-    const t0 = performance.now();
-    const windowStart = t0 + s.tpWarmupS * 1000;
-    const windowEnd = windowStart + s.tpDurationS * 1000;
     let aStart = NaN;
-    let errors = 0;
-    let seq = 0;
-    const lat = new Samples();
-    const windowTimer = setTimeout(() => {
-      meter.start();
-      aStart = receivers.arrivals;
-    }, s.tpWarmupS * 1000);
-    await Promise.all(
-      Array.from({ length: concurrency }, async (_, w) => {
+    const { errors, latency: lat } = await bareLoop({
+      warmupS: s.tpWarmupS,
+      durationS: s.tpDurationS,
+      concurrency,
+      onStart: () => {
+        meter.start();
+        aStart = receivers.arrivals;
+      },
+      loop: (w, t) => {
         const i = w % E;
         const url = new URL(hooks[i]!.url);
-        while (performance.now() < windowEnd) {
+        return async (seq) => {
           const eventId = randomUUID();
-          const env = envelopesFor(eventId, issueCreated(orgId, campaignId, name, seq++))[0]!;
+          const env = envelopesFor(eventId, issueCreated(orgId, campaignId, name, seq))[0]!;
           const body = Buffer.from(JSON.stringify(env), 'utf8');
           const h = signedHeaders(hooks[i]!.secret, env.eventType, eventId, body);
           const sent = performance.now();
@@ -620,23 +454,20 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
             if (keepAlive) {
               const res = await pools[i]!.request({ path: url.pathname, method: 'POST', headers: h, body });
               await res.body.dump();
-              if (res.statusCode !== 204) errors += 1;
+              if (res.statusCode !== 204) t.error();
             } else {
               agent = new Agent({ pipelining: 0 });
               const res = await request(url, { method: 'POST', headers: h, body, dispatcher: agent });
               await res.body.dump();
-              if (res.statusCode !== 204) errors += 1;
+              if (res.statusCode !== 204) t.error();
             }
-            if (sent >= windowStart) lat.push(performance.now() - sent);
-          } catch {
-            errors += 1;
+            t.record(sent);
           } finally {
             if (agent) void agent.destroy().catch(() => undefined);
           }
-        }
-      }),
-    );
-    clearTimeout(windowTimer);
+        };
+      },
+    });
     const aEnd = receivers.arrivals;
     meter.stop();
     await Promise.all(pools.map((p) => p.close()));
@@ -721,17 +552,16 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
       pass: ratio(hanging.latency.p99, control.latency.p99) <= 1.2 && hanging.arrived >= hanging.expected,
     },
   ];
-  const serviceSettings: Record<string, string> = {
+  // Each as --service-env set it, else the service's default.
+  const serviceSettings = serviceSettingsOf(s, {
     'delivery replicas': String(s.deliveryReplicas),
     DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT: String(perEndpoint),
     DELIVERY_WORKERS: String(workers),
-    DB_POOL_MAX: s.serviceEnv.DB_POOL_MAX ?? '10',
-    DELIVERY_ATTEMPT_TIMEOUT_MS: s.serviceEnv.DELIVERY_ATTEMPT_TIMEOUT_MS ?? '10000',
-    DELIVERY_RETRY_SCHEDULE_MS: s.serviceEnv.DELIVERY_RETRY_SCHEDULE_MS ?? '1000,5000',
-    DELIVERY_FANOUT_GATHER_MS: s.serviceEnv.DELIVERY_FANOUT_GATHER_MS ?? '25',
-    DELIVERY_ENDPOINT_CACHE_TTL_MS: s.serviceEnv.DELIVERY_ENDPOINT_CACHE_TTL_MS ?? '2000',
-    LOG_LEVEL: s.logLevel,
-    ...s.serviceEnv,
-  };
+    DB_POOL_MAX: '10',
+    DELIVERY_ATTEMPT_TIMEOUT_MS: '10000',
+    DELIVERY_RETRY_SCHEDULE_MS: '1000,5000',
+    DELIVERY_FANOUT_GATHER_MS: '25',
+    DELIVERY_ENDPOINT_CACHE_TTL_MS: '2000',
+  });
   return { settings: s, machine, loadAtEnd: machineFacts().loadAverage, serviceSettings, latency, throughput, checks };
 }

@@ -1,10 +1,8 @@
-import type { CpuUsage } from '../lib/cpu.ts';
-import { fmtMs, fmtRate, machineLine, table } from '../lib/report.ts';
+import { fmtMs, fmtRate, table } from '../lib/report.ts';
 import { REPORTED_PAUSE_MS } from '../lib/machine-pauses.ts';
+import { cpuTable, systemPreamble, throughputTable } from '../lib/system-markdown.ts';
 import { TIMELINE_BUCKET_S, type DeliveryReport } from './bench.ts';
 
-const cores = (u: CpuUsage | undefined, g: string) => (u ? (u.seconds[g] ?? 0) / u.wallS : NaN);
-const fmtCores = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
 const CPU_GROUPS = ['delivery', 'webhook', 'postgres', 'nats', 'harness', 'other services', 'other', 'stolen'];
 
 /** CPU µs per delivery (or bare request) of each group over a throughput window. */
@@ -65,14 +63,7 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
       'would otherwise clean up inside whichever window it fell); these two last ' + `${s.compareDurationS} s each (run 1: ${s.durationS} s), and the hanging run is compared with the control run, like against like.`,
   );
   out.push('');
-  out.push(`Machine: ${machineLine(r.machine, [`load average ${r.machine.loadAverage.join(' / ')} at start, ${r.loadAtEnd.join(' / ')} at end`])}.`);
-  if (note) out.push(`\n> ${note}`);
-  out.push('');
-  out.push(`Service settings: ${Object.entries(r.serviceSettings).map(([k, v]) => `\`${k}=${v}\``).join(', ')}${s.cpuProfDir ? '; **services under the CPU profiler** (`--cpu-prof`)' : ''}.`);
-  out.push('');
-  out.push('### Targets');
-  out.push('');
-  out.push(table(['target', 'measured', 'threshold', 'ratio', ''], r.checks.map((c) => [c.target, c.measured, c.threshold, c.ratio, c.pass ? 'pass' : '**miss**'])));
+  out.push(...systemPreamble(r, note));
   out.push('');
   out.push(`### Event → receiver latency (open loop, ${s.rate} events/s × ${s.endpoints} endpoints = ${(s.rate * s.endpoints).toLocaleString('en-US')} deliveries/s, ${s.warmupS} s warm-up + ${s.durationS} s; the control and hanging runs ${s.compareDurationS} s)`);
   out.push('');
@@ -107,17 +98,11 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
   out.push('### Throughput');
   out.push('');
   out.push(
-    table(
-      ['path', 'in flight', 'delivered/s at the receivers', 'details'],
-      r.throughput.map((t) => [
-        t.label,
-        String(t.concurrency),
-        fmtRate(t.deliveredPerS),
-        t.name === 'sustained'
-          ? `offered ${fmtRate(t.offeredPerS ?? NaN)}; outstanding ${t.outstandingStart} → ${t.outstandingEnd} (mean ${Math.round(t.outstandingMean ?? NaN)}, max ${t.outstandingMax}); at the end ${t.pendingRowsEnd} pending rows, consumer lag ${t.consumerLagEnd}; mean attempt (the service's own measure) ${(t.attemptMeanMs ?? NaN).toFixed(2)} ms; drained ${Number.isFinite(t.drainS) ? `in ${t.drainS!.toFixed(1)} s` : 'NOT within the timeout'}; backlog ${t.bounded ? 'bounded' : '**not bounded**'}; ${t.errors} publish errors`
-          : `request → answer p50 ${fmtMs(t.latency?.p50 ?? NaN)}, p99 ${fmtMs(t.latency?.p99 ?? NaN)}; ${t.errors} errors`,
-      ]),
-    ),
+    throughputTable(r.throughput, 'delivered/s at the receivers', (t) => t.deliveredPerS, (t) => ({
+      offered: `offered ${fmtRate(t.offeredPerS ?? NaN)}`,
+      more: `at the end ${t.pendingRowsEnd} pending rows, consumer lag ${t.consumerLagEnd}; mean attempt (the service's own measure) ${(t.attemptMeanMs ?? NaN).toFixed(2)} ms`,
+      errorsOf: 'publish',
+    })),
   );
   out.push('');
   out.push(
@@ -128,11 +113,7 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
   out.push('');
   out.push('### CPU (cores busy on average during each measured window)');
   out.push('');
-  const rows = [
-    ...r.latency.map((p) => [p.label, ...CPU_GROUPS.map((g) => fmtCores(cores(p.cpu, g)))]),
-    ...r.throughput.map((t) => [t.label, ...CPU_GROUPS.map((g) => fmtCores(cores(t.cpu, g)))]),
-  ];
-  out.push(table(['window', ...CPU_GROUPS], rows));
+  out.push(cpuTable([...r.latency, ...r.throughput], CPU_GROUPS));
   out.push('');
   out.push('`postgres` = the backends of the metered processes plus Postgres\'s background processes; `nats` = the NATS server; `harness` = publisher, receivers (worker thread) and bare loops; `other` = everything else on the machine; `stolen` = time the hypervisor ran something else while this machine\'s CPUs wanted to run (steal in /proc/stat), during which every process here stood still.');
   out.push('');

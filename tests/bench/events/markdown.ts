@@ -1,5 +1,4 @@
-import { coresTakenFromRun } from '../lib/cpu.ts';
-import { fmtMs, fmtRate, fmtRatio, machineLine, table } from '../lib/report.ts';
+import { fmtMs, fmtRate, fmtRatio, machineCaveat, machineLine, table } from '../lib/report.ts';
 import type { CapacityPhase, EventsReport, ThroughputPhase } from './bench.ts';
 
 /** Above this, a figure says more about the neighbours than about the code. */
@@ -31,20 +30,7 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
   out.push(`Command: \`${command}\` — run ${m.date}.`);
   out.push('');
   out.push(`Machine: ${machineLine(m, [r.postgres, r.nats])}. Load average (1/5/15 min) at start ${m.loadAverage.join(' / ')}, at end ${r.loadAtEnd.join(' / ')}.`);
-  const windows = [...r.latency.map((l) => l.cpu), ...r.throughput.map((t) => t.cpu), ...r.capacity.map((c) => c.cpu)];
-  const others = windows.flatMap((u) => (u ? [coresTakenFromRun(u)] : []));
-  const busiest = others.length ? Math.max(...others) : NaN;
-  const quiet = m.loadAverage[0] <= 0.25 * m.nproc && !(busiest > 0.1);
-  if (note || !quiet) {
-    out.push('');
-    if (note) out.push(`> ${note}`);
-    if (note && !quiet) out.push('>');
-    if (!quiet) {
-      out.push(
-        `> Not a quiet machine: load average ${m.loadAverage[0]} at start, and processes outside the benchmark and the hypervisor (steal) took up to ${Number.isFinite(busiest) ? busiest.toFixed(2) : '?'} cores during a measured window. Compare these figures with the targets only after a rerun on a quiet machine.`,
-      );
-    }
-  }
+  out.push(...machineCaveat(m, [...r.latency.map((l) => l.cpu), ...r.throughput.map((t) => t.cpu), ...r.capacity.map((c) => c.cpu)], note));
   out.push('');
   out.push('Settings:');
   out.push('- Runs first in every full `npm run bench`; alone with `npm run bench -w tests -- --only=events` (also rewrites this section; `--quick` and `--no-write` leave it alone). The harness is `tests/bench/events`; it stops by itself in about 3–4 minutes and removes its schemas and stream.');

@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { Pool } from 'undici';
 import { admin, call } from '../../support/client.ts';
-import { startSystem, type RunningSystem } from '../../support/system.ts';
-import { cpuMeter, settle, type CpuGroups, type CpuUsage } from '../lib/cpu.ts';
-import { machineFacts, type MachineFacts } from '../lib/machine.ts';
+import type { RunningSystem } from '../../support/system.ts';
+import { cpuMeter, type CpuGroups, type CpuUsage } from '../lib/cpu.ts';
+import { machineFacts } from '../lib/machine.ts';
 import { REPORTED_PAUSE_MS, watchMachinePauses, type PauseCount } from '../lib/machine-pauses.ts';
 import { openLoop, type OpenLoopResult } from '../lib/open-loop.ts';
 import { pgActivitySampler, type PgActivity } from '../lib/pg-activity.ts';
 import { withBenchClient } from '../lib/postgres.ts';
 import { Samples, summarise, type LatencySummary } from '../lib/stats.ts';
+import { bareLoop, bucketOf, cutProfiles, feedWindow, metricSum, quiesce as settleGroups, ratio, sleep, StandInWorker, startBenchSystem, waitForCount } from '../lib/system-bench.ts';
+import { QUICK_SYSTEM_BENCH, serviceSettingsOf, systemBenchDefaults, type Check, type Cleanup, type SystemBenchSettings, type SystemReport, type ThroughputWindow } from '../lib/system-bench.ts';
 
 /**
  * The integration benchmark (issue 26): issues filed through the gateway's public API (an API
@@ -21,15 +21,13 @@ import { Samples, summarise, type LatencySummary } from '../lib/stats.ts';
  * arrival at the provider − the moment the filing request was due (open loop), both on the
  * machine's monotonic clock (process.hrtime).
  */
-export interface IntegrationsSettings {
+export interface IntegrationsSettings extends SystemBenchSettings {
   /** Organisations the load is spread over; each has a Slack, a Teams and a GitHub connection. */
   orgs: number;
   /** Integration service processes (replicas sharing its schema and consumer). Default 2, the chart's `replicaCount`. */
   integrationReplicas: number;
   /** Open loop, issues/s (all organisations together). */
   rate: number;
-  warmupS: number;
-  durationS: number;
   /** Measured seconds of the control run and of the run with a hanging Slack webhook (compared with each other). */
   compareDurationS: number;
   /** Unmeasured first run: processes just started run slower for several seconds. */
@@ -42,21 +40,14 @@ export interface IntegrationsSettings {
   feedWindow: number;
   /** Sustained phase: filing requests in flight at most. */
   fileConcurrency: number;
-  tpWarmupS: number;
-  tpDurationS: number;
   /** Bare loop: concurrent loops (default: every replica's INTEGRATION_WORKERS together). */
   bareConcurrency: number;
-  drainTimeoutS: number;
-  logLevel: string;
-  cpuProfDir?: string | undefined;
-  serviceEnv: Record<string, string>;
 }
 
 export const DEFAULT_INTEGRATIONS_SETTINGS: IntegrationsSettings = {
+  ...systemBenchDefaults(),
   orgs: 10,
   integrationReplicas: 2,
-  rate: 100,
-  warmupS: 2,
   durationS: 20,
   compareDurationS: 45,
   warmRunS: 10,
@@ -65,20 +56,9 @@ export const DEFAULT_INTEGRATIONS_SETTINGS: IntegrationsSettings = {
   tpWarmupS: 10,
   tpDurationS: 20,
   bareConcurrency: 0,
-  drainTimeoutS: 30,
-  logLevel: 'warn',
-  serviceEnv: {},
 };
 
-export const QUICK_INTEGRATIONS_SETTINGS: Partial<IntegrationsSettings> = {
-  warmupS: 0.5,
-  durationS: 3,
-  compareDurationS: 3,
-  warmRunS: 2,
-  tpWarmupS: 1,
-  tpDurationS: 3,
-  drainTimeoutS: 20,
-};
+export const QUICK_INTEGRATIONS_SETTINGS: Partial<IntegrationsSettings> = { ...QUICK_SYSTEM_BENCH, warmRunS: 2, tpWarmupS: 1 };
 
 /** The provider calls one filed issue makes: Slack post, Teams post, GitHub create, GitHub status read-back. */
 export const CALLS_PER_ISSUE = 4;
@@ -155,22 +135,12 @@ export interface DirectPhase {
   expected: number;
 }
 
-export interface ThroughputPhase {
-  name: string;
-  label: string;
-  concurrency: number;
-  windowS: number;
+/** A throughput window (lib/system-bench.ts): offered and outstanding count provider calls (filed issues × CALLS_PER_ISSUE). */
+export interface ThroughputPhase extends ThroughputWindow {
   /** Provider calls arriving per second over the window. */
   callsPerS: number;
   /** Sustained only. */
   filedPerS?: number;
-  offeredPerS?: number;
-  outstandingStart?: number;
-  outstandingEnd?: number;
-  outstandingMean?: number;
-  outstandingMax?: number;
-  drainS?: number;
-  bounded?: boolean;
   metrics?: IntegrationMetrics;
   db?: PgActivity | undefined;
   jobs?: JobsSampled | undefined;
@@ -178,37 +148,16 @@ export interface ThroughputPhase {
   rowsPerIssue?: Record<string, { ins: number; upd: number; del: number; scans: number }>;
   /** Rows the integration schema's jobs table holds at the window's end, by state. */
   jobsEnd?: Record<string, number>;
-  /** Bare only: request → answer. */
-  latency?: LatencySummary;
-  errors: number;
-  cpu: CpuUsage | undefined;
-  settledS: number;
 }
 
-export interface Check {
-  target: string;
-  measured: string;
-  threshold: string;
-  ratio: string;
-  pass: boolean;
-}
-
-export interface IntegrationsReport {
-  settings: IntegrationsSettings;
-  machine: MachineFacts;
-  loadAtEnd: [number, number, number];
-  serviceSettings: Record<string, string>;
+export interface IntegrationsReport extends SystemReport<IntegrationsSettings> {
   direct: DirectPhase;
   latency: LatencyPhase[];
   throughput: ThroughputPhase[];
-  checks: Check[];
   cpuGroups: string[];
 }
 
-export type Cleanup = (fn: () => Promise<unknown>) => void;
-
 const log = (msg: string) => process.stderr.write(`[bench:integrations] ${msg}\n`);
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** performance.now() and process.hrtime read the same monotonic clock: this turns the one into the other. */
 const HR_OFFSET_NS = process.hrtime.bigint() - BigInt(Math.round(performance.now() * 1e6));
 const hrOf = (ms: number) => HR_OFFSET_NS + BigInt(Math.round(ms * 1e6));
@@ -223,23 +172,12 @@ interface ArrivalRecord {
 }
 
 /** The provider stand-ins' worker thread. */
-class Providers {
+class Providers extends StandInWorker<ArrivalRecord> {
   readonly counters = new Int32Array(new SharedArrayBuffer(7 * 4));
-  private worker!: Worker;
-  private nextId = 0;
-  private waiting = new Map<number, (msg: any) => void>();
   ports!: { slack: number; slackDedicated: number; teams: number; github: number };
 
   async start(): Promise<void> {
-    this.worker = new Worker(new URL('./providers-worker.mjs', import.meta.url), { workerData: { counters: this.counters.buffer } });
-    const ready = new Promise<any>((resolve, reject) => {
-      this.worker.once('error', reject);
-      this.worker.on('message', (msg) => {
-        if (msg.type === 'listening') resolve(msg);
-        else this.waiting.get(msg.id)?.(msg);
-      });
-    });
-    this.ports = (await ready).ports;
+    this.ports = (await this.spawn(new URL('./providers-worker.mjs', import.meta.url), { counters: this.counters.buffer })).ports;
   }
   /** Accepted calls of the four kinds together. */
   get calls(): number {
@@ -248,43 +186,9 @@ class Providers {
   count(i: number): number {
     return Atomics.load(this.counters, i);
   }
-  private ask(msg: Record<string, unknown>): Promise<any> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.waiting.set(id, (m) => {
-        this.waiting.delete(id);
-        resolve(m);
-      });
-      this.worker.postMessage({ ...msg, id });
-    });
-  }
-  async collect(): Promise<ArrivalRecord[]> {
-    return (await this.ask({ type: 'collect' })).records;
-  }
   async behaviour(server: 'slackDedicated', mode: 'normal' | 'hang'): Promise<void> {
     await this.ask({ type: 'behaviour', server, mode });
   }
-  private closing: Promise<void> | undefined;
-  close(): Promise<void> {
-    this.closing ??= (async () => {
-      await Promise.race([this.ask({ type: 'close' }), sleep(5_000)]);
-      await this.worker.terminate();
-    })();
-    return this.closing;
-  }
-}
-
-/** Sum of a metric's samples whose line (name and labels) passes `match`. */
-function metricSum(text: string, name: string, match: (line: string) => boolean = () => true): number {
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name)) continue;
-    const rest = line.slice(name.length);
-    if (rest[0] !== ' ' && rest[0] !== '{') continue;
-    if (!match(line)) continue;
-    sum += Number(line.trim().split(/\s+/).at(-1));
-  }
-  return sum;
 }
 
 const ACTIONS = ['announce', 'create'] as const;
@@ -316,10 +220,6 @@ function metricsBetween(a: MetricsSnapshot, b: MetricsSnapshot): IntegrationMetr
   };
 }
 
-function ratio(a: number, b: number): number {
-  return b > 0 ? a / b : NaN;
-}
-
 export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanup): Promise<IntegrationsReport> {
   const machine = machineFacts();
   const workers = Number(s.serviceEnv.INTEGRATION_WORKERS ?? 64);
@@ -333,16 +233,14 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
   onCleanup(async () => pauses.stop());
 
   const overrides: Record<string, string> = { LOG_LEVEL: s.logLevel, RATE_LIMIT_MAX: '1000000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', ...s.serviceEnv };
-  if (s.cpuProfDir) {
-    const preload = fileURLToPath(new URL('../lib/cpu-profile-preload.mjs', import.meta.url));
-    overrides.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(preload).href}`.trim();
-    overrides.BENCH_CPU_PROF_DIR = s.cpuProfDir;
-  }
-  log(`starting the system (${Object.entries(overrides).filter(([k]) => k !== 'NODE_OPTIONS').map(([k, v]) => `${k}=${v}`).join(', ')}; integration × ${s.integrationReplicas})`);
-  const sys: RunningSystem = await startSystem(overrides, { replicas: { integration: s.integrationReplicas }, built: true });
-  onCleanup(async () => {
-    await providers.close();
-    await sys.stop();
+  const sys: RunningSystem = await startBenchSystem({
+    env: overrides,
+    cpuProfDir: s.cpuProfDir,
+    replicas: { integration: s.integrationReplicas },
+    standIn: providers,
+    onCleanup,
+    log,
+    describe: `; integration × ${s.integrationReplicas}`,
   });
   const pid = (p: { child: { pid?: number | undefined } }) => p.child.pid ?? 0;
   const groups: CpuGroups = {
@@ -397,24 +295,9 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
   const scrape = async (): Promise<MetricsSnapshot> => ({
     text: await Promise.all(sys.replicas.integration.map(async (p) => (await fetch(`${p.url}/metrics`)).text().catch(() => ''))),
   });
-  const cutProfiles = () => {
-    if (!s.cpuProfDir) return;
-    for (const p of Object.values(sys.replicas).flat()) if (p.child.pid) process.kill(p.child.pid, 'SIGUSR2');
-  };
-  const quiesce = async () => {
-    const r = await settle(groups, { maxS: 30 });
-    if (r.waitedS > 3) log(`  waited ${r.waitedS.toFixed(0)} s for the system to go idle${r.settled ? '' : ' (it did not; measuring anyway)'}`);
-    return r.waitedS;
-  };
+  const quiesce = () => settleGroups(groups, log);
   /** Waits (bounded) until the providers have taken `target` calls in all; the seconds waited, NaN on timeout. */
-  const waitCalls = async (target: number, timeoutS: number): Promise<number> => {
-    const t0 = performance.now();
-    while (providers.calls < target) {
-      if (performance.now() - t0 > timeoutS * 1000) return NaN;
-      await sleep(10);
-    }
-    return (performance.now() - t0) / 1000;
-  };
+  const waitCalls = (target: number, timeoutS: number) => waitForCount(() => providers.calls, target, timeoutS);
   const tableWrites = () =>
     withBenchClient(async (client) => {
       const { rows } = await client.query<{ t: string; ins: string; upd: string; del: string; scans: string }>(
@@ -541,7 +424,7 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
       seen.add(key);
       const ms = Number(BigInt(r.arrivedNs) - BigInt(r.sentNs)) / 1e6;
       byKind[r.k]!.push(ms);
-      const bucket = buckets[Math.min(buckets.length - 1, Math.floor((r.seq - warmupCount) / s.rate / TIMELINE_BUCKET_S))]!;
+      const bucket = bucketOf(buckets, r.seq, warmupCount, s.rate, TIMELINE_BUCKET_S);
       if (r.k === SLACK) {
         slackByOrg[r.seq % s.orgs]!.push(ms);
         bucket.slack.push(ms);
@@ -643,70 +526,36 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
     const name = 'sustained';
     log(`sustained: filing while fewer than ${s.feedWindow} provider calls are outstanding (at most ${s.fileConcurrency} filings in flight), ${s.tpWarmupS} s warm-up + ${s.tpDurationS} s`);
     const a0 = providers.calls;
-    let filed = 0;
-    let pending = 0;
-    let errors = 0;
-    let seq = 0;
-    const outstanding = () => (filed + pending) * CALLS_PER_ISSUE - (providers.calls - a0);
     const meter = meterOf();
     await meter.prepare();
-    const t0 = performance.now();
-    const windowStart = t0 + s.tpWarmupS * 1000;
-    const windowEnd = windowStart + s.tpDurationS * 1000;
-    let started = false;
-    let aStart = 0;
-    let fStart = 0;
-    let oStart = 0;
-    const samples = new Samples();
-    let lastSample = 0;
-    const inflight = new Set<Promise<void>>();
     let before: Promise<MetricsSnapshot> | undefined;
     const sampler = pgActivitySampler(groups);
     let writesBefore: ReturnType<typeof tableWrites> | undefined;
     let jobsWatch: ReturnType<typeof jobsSampler> | undefined;
-    while (performance.now() < windowEnd) {
-      const now = performance.now();
-      if (!started && now >= windowStart) {
-        started = true;
+    const feed = await feedWindow({
+      warmupS: s.tpWarmupS,
+      durationS: s.tpDurationS,
+      units: CALLS_PER_ISSUE,
+      feedWindow: s.feedWindow,
+      batch: 1,
+      arrived: () => providers.calls,
+      room: (f) => f.pending < s.fileConcurrency,
+      send: (seq) => file(name, seq, performance.now()),
+      onStart: () => {
         meter.start();
-        aStart = providers.calls;
-        fStart = filed + pending;
-        oStart = outstanding();
         before = scrape();
         writesBefore = tableWrites();
         jobsWatch = jobsSampler();
         void sampler.start();
-        cutProfiles();
-      }
-      if (started && now - lastSample >= 100) {
-        samples.push(outstanding());
-        lastSample = now;
-      }
-      if (outstanding() + CALLS_PER_ISSUE <= s.feedWindow && pending < s.fileConcurrency) {
-        pending += 1;
-        const p = file(name, seq++, performance.now()).then(
-          () => {
-            pending -= 1;
-            filed += 1;
-          },
-          () => {
-            pending -= 1;
-            errors += 1;
-          },
-        );
-        inflight.add(p);
-        void p.finally(() => inflight.delete(p));
-      } else {
-        await sleep(1);
-      }
-    }
-    const aEnd = providers.calls;
-    const oEnd = outstanding();
-    const fEnd = filed + pending;
+        cutProfiles(sys, s.cpuProfDir);
+      },
+    });
+    const [aStart, fStart, oStart] = [feed.start.arrived, feed.start.sent, feed.start.outstanding];
+    const [aEnd, fEnd, oEnd] = [feed.end.arrived, feed.end.sent, feed.end.outstanding];
     meter.stop();
     const db = await sampler.stop();
     const jobs = await jobsWatch?.stop();
-    cutProfiles();
+    cutProfiles(sys, s.cpuProfDir);
     const after = await scrape();
     // Statistics reach pg_stat_user_tables within a second or so of each transaction.
     await sleep(1_500);
@@ -723,10 +572,10 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
       const { rows } = await client.query<{ state: string; n: string }>(`select state, count(*) as n from "${sys.schemas.integration}".jobs group by state`);
       return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
     });
-    await Promise.allSettled([...inflight]);
-    const drainS = await waitCalls(a0 + filed * CALLS_PER_ISSUE, s.drainTimeoutS);
+    await feed.settled();
+    const drainS = await waitCalls(a0 + feed.state.done * CALLS_PER_ISSUE, s.drainTimeoutS);
     await providers.collect();
-    const o = summarise(samples.values());
+    const o = summarise(feed.outstanding.values());
     const phase: ThroughputPhase = {
       name,
       label: `the system: file through the gateway → consumer → jobs → provider calls; feed window ${s.feedWindow.toLocaleString('en-US')} calls`,
@@ -746,13 +595,13 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
       jobs,
       rowsPerIssue,
       jobsEnd,
-      errors,
+      errors: feed.state.errors,
       cpu: meter.usage,
       settledS,
     };
     log(
       `  ${Math.round(phase.callsPerS)} calls/s at the providers (${Math.round(phase.filedPerS!)} issues/s filed), outstanding ${oStart} → ${oEnd} (max ${o.max}), ` +
-        `drained in ${drainS.toFixed(1)} s, jobs due at the end ${phase.metrics!.jobsDueEnd}, consumer lag ${phase.metrics!.consumerLagEnd}; ${errors} filing errors`,
+        `drained in ${drainS.toFixed(1)} s, jobs due at the end ${phase.metrics!.jobsDueEnd}, consumer lag ${phase.metrics!.consumerLagEnd}; ${phase.errors} filing errors`,
     );
     if (jobs) log(`  jobs: running mean ${jobs.runningMean.toFixed(0)}, max ${jobs.runningMax} (cap ${jobs.cap}); due and unclaimed mean ${jobs.dueMean.toFixed(0)}, max ${jobs.dueMax}`);
     log(`  service: mean job lag ${fmtAction(phase.metrics!.lagMs)}, mean job run ${fmtAction(phase.metrics!.runMs)}, event-loop delay p99 ${phase.metrics!.loopLagP99Ms.toFixed(1)} ms, consumer ${phase.metrics!.consumeMs.toFixed(1)} ms per transaction of ${phase.metrics!.eventsPerTx.toFixed(1)} events`);
@@ -774,45 +623,37 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
     };
     const meter = meterOf();
     await meter.prepare();
-    const windowStart = performance.now() + warmS * 1000;
-    const windowEnd = windowStart + s.tpDurationS * 1000;
     let aStart = NaN;
-    let errors = 0;
-    let seq = 0;
-    const lat = new Samples();
-    const windowTimer = setTimeout(() => {
-      meter.start();
-      aStart = providers.calls;
-    }, warmS * 1000);
-    const timed = async (pool: Pool, opts: Parameters<Pool['request']>[0], expect: number): Promise<string> => {
-      const sent = performance.now();
-      const res = await pool.request(opts);
-      const text = await res.body.text();
-      if (res.statusCode !== expect) throw new Error(`HTTP ${res.statusCode}`);
-      if (sent >= windowStart) lat.push(performance.now() - sent);
-      return text;
-    };
-    await Promise.all(
-      Array.from({ length: bareConcurrency }, async (_, w) => {
+    const { errors, latency: lat } = await bareLoop({
+      warmupS: warmS,
+      durationS: s.tpDurationS,
+      concurrency: bareConcurrency,
+      onStart: () => {
+        meter.start();
+        aStart = providers.calls;
+      },
+      loop: (w, t) => {
         const k = w % s.orgs;
-        while (performance.now() < windowEnd) {
-          const n = seq++;
+        const timed = async (pool: Pool, opts: Parameters<Pool['request']>[0], expect: number): Promise<string> => {
+          const sent = performance.now();
+          const res = await pool.request(opts);
+          const text = await res.body.text();
+          if (res.statusCode !== expect) throw new Error(`HTTP ${res.statusCode}`);
+          t.record(sent);
+          return text;
+        };
+        return async (n) => {
           const title = `bench:${name}:${n}:${process.hrtime.bigint()}`;
-          try {
-            await timed(pools.slack, { path: `/services/TBENCH${k}/BBENCH${k}/secret${k}`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(slackLike(title, n)) }, 200);
-            await timed(pools.teams, { path: `/workflows/${k}/invoke?api-version=1&sig=bench`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(teamsLike(title, n)) }, 202);
-            const gh = { 'content-type': 'application/json', authorization: 'token ghp_bench', accept: 'application/vnd.github.v3+json' };
-            const created = JSON.parse(
-              await timed(pools.github, { path: `/repos/bench/org-${k}/issues`, method: 'POST', headers: gh, body: JSON.stringify({ title: `[#${n}] ${title}`, body: trackerBodyLike(title), labels: ['severity: High', 'type: Bug'] }) }, 201),
-            ) as { number: number };
-            await timed(pools.github, { path: `/repos/bench/org-${k}/issues/${created.number}`, method: 'GET', headers: gh }, 200);
-          } catch {
-            errors += 1;
-          }
-        }
-      }),
-    );
-    clearTimeout(windowTimer);
+          await timed(pools.slack, { path: `/services/TBENCH${k}/BBENCH${k}/secret${k}`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(slackLike(title, n)) }, 200);
+          await timed(pools.teams, { path: `/workflows/${k}/invoke?api-version=1&sig=bench`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(teamsLike(title, n)) }, 202);
+          const gh = { 'content-type': 'application/json', authorization: 'token ghp_bench', accept: 'application/vnd.github.v3+json' };
+          const created = JSON.parse(
+            await timed(pools.github, { path: `/repos/bench/org-${k}/issues`, method: 'POST', headers: gh, body: JSON.stringify({ title: `[#${n}] ${title}`, body: trackerBodyLike(title), labels: ['severity: High', 'type: Bug'] }) }, 201),
+          ) as { number: number };
+          await timed(pools.github, { path: `/repos/bench/org-${k}/issues/${created.number}`, method: 'GET', headers: gh }, 200);
+        };
+      },
+    });
     const aEnd = providers.calls;
     meter.stop();
     await Promise.all(Object.values(pools).map((p) => p.close()));
@@ -890,19 +731,18 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
       pass: ratio(hanging.others.p99, control.others.p99) <= 1.2 && complete(hanging),
     },
   ];
-  const serviceSettings: Record<string, string> = {
+  // Each as --service-env set it, else the service's default (the gateway's rate limit: this run's).
+  const serviceSettings = serviceSettingsOf(s, {
     'integration replicas': String(s.integrationReplicas),
     INTEGRATION_WORKERS: String(workers),
     INTEGRATION_MAX_CONCURRENCY_PER_CONNECTION: String(perConnection),
-    INTEGRATION_CALL_TIMEOUT_MS: s.serviceEnv.INTEGRATION_CALL_TIMEOUT_MS ?? '10000',
-    INTEGRATION_POLL_INTERVAL_MS: s.serviceEnv.INTEGRATION_POLL_INTERVAL_MS ?? '1000',
-    INTEGRATION_BREAKER_RESET_MS: s.serviceEnv.INTEGRATION_BREAKER_RESET_MS ?? '30000',
-    INTEGRATION_BREAKER_VOLUME_THRESHOLD: s.serviceEnv.INTEGRATION_BREAKER_VOLUME_THRESHOLD ?? '5',
-    DB_POOL_MAX: s.serviceEnv.DB_POOL_MAX ?? '10',
+    INTEGRATION_CALL_TIMEOUT_MS: '10000',
+    INTEGRATION_POLL_INTERVAL_MS: '1000',
+    INTEGRATION_BREAKER_RESET_MS: '30000',
+    INTEGRATION_BREAKER_VOLUME_THRESHOLD: '5',
+    DB_POOL_MAX: '10',
     RATE_LIMIT_MAX: overrides.RATE_LIMIT_MAX!,
-    LOG_LEVEL: s.logLevel,
-    ...s.serviceEnv,
-  };
+  });
   const cpuGroups = [...Object.keys(groups).map((g) => [g, `postgres (${g})`]).flat(), 'postgres', 'nats', 'redis', 'other', 'stolen'];
   return { settings: s, machine, loadAtEnd: machineFacts().loadAverage, serviceSettings, direct, latency, throughput, checks, cpuGroups };
 }

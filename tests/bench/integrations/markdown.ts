@@ -1,13 +1,12 @@
-import { coresTakenFromRun, type CpuUsage } from '../lib/cpu.ts';
+import { coresTakenFromRun } from '../lib/cpu.ts';
 import type { PgActivity } from '../lib/pg-activity.ts';
 import { REPORTED_PAUSE_MS } from '../lib/machine-pauses.ts';
-import { fmtMs, fmtRate, machineLine, table } from '../lib/report.ts';
+import { fmtMs, fmtRate, table } from '../lib/report.ts';
+import { cpuTable, systemPreamble, throughputTable } from '../lib/system-markdown.ts';
 import { CALLS_PER_ISSUE, KINDS, TIMELINE_BUCKET_S, type IntegrationMetrics, type IntegrationsReport, type LatencyPhase, type ThroughputPhase } from './bench.ts';
 
-const cores = (u: CpuUsage | undefined, g: string) => (u ? (u.seconds[g] ?? 0) / u.wallS : NaN);
 /** A latency, or that (some of) its calls never arrived: a summary with missing calls counts them as infinitely late. */
 const fmtLat = (v: number) => (v === Infinity ? 'not arrived' : fmtMs(v));
-const fmtCores = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
 const fmtAction = (m: Record<string, number>) =>
   Object.entries(m)
     .map(([a, v]) => `${a} ${fmtMs(v)}`)
@@ -61,22 +60,16 @@ export function integrationsMarkdown(r: IntegrationsReport, command: string, not
       `the control run and the run with a hanging webhook each start right after a \`VACUUM (ANALYZE)\` of the integration tables and last ${s.compareDurationS} s (run 1: ${s.durationS} s).`,
   );
   out.push('');
-  out.push(`Machine: ${machineLine(r.machine, [`load average ${r.machine.loadAverage.join(' / ')} at start, ${r.loadAtEnd.join(' / ')} at end`])}.`);
-  if (note) out.push(`\n> ${note}`);
   const taken = Math.max(...[...r.latency.map((p) => p.cpu), ...r.throughput.map((t) => t.cpu)].map(coresTakenFromRun).filter(Number.isFinite));
-  if (taken > 0.2 || r.machine.loadAverage[0] > 1) {
-    out.push('');
-    out.push(
-      `> **Not a quiet machine**: load average ${r.machine.loadAverage[0]} at start, and processes outside the benchmark and the hypervisor (steal) took up to ${taken.toFixed(2)} cores during a measured window. ` +
-        'The service\'s latency here moves with the machine\'s load (its event loop waits for a core); compare these figures with the targets only after a rerun on a quiet machine.',
-    );
-  }
-  out.push('');
-  out.push(`Service settings: ${Object.entries(r.serviceSettings).map(([k, v]) => `\`${k}=${v}\``).join(', ')}${s.cpuProfDir ? '; **services under the CPU profiler** (`--cpu-prof`)' : ''}.`);
-  out.push('');
-  out.push('### Targets');
-  out.push('');
-  out.push(table(['target', 'measured', 'threshold', 'ratio', ''], r.checks.map((c) => [c.target, c.measured, c.threshold, c.ratio, c.pass ? 'pass' : '**miss**'])));
+  const noisy =
+    taken > 0.2 || r.machine.loadAverage[0] > 1
+      ? [
+          '',
+          `> **Not a quiet machine**: load average ${r.machine.loadAverage[0]} at start, and processes outside the benchmark and the hypervisor (steal) took up to ${taken.toFixed(2)} cores during a measured window. ` +
+            'The service\'s latency here moves with the machine\'s load (its event loop waits for a core); compare these figures with the targets only after a rerun on a quiet machine.',
+        ]
+      : [];
+  out.push(...systemPreamble(r, note, noisy));
   out.push('');
   out.push(
     "The baseline of the two latency targets is the public API's own create, answered in the same open loop (the filing request's due time → its 201): " +
@@ -128,17 +121,10 @@ export function integrationsMarkdown(r: IntegrationsReport, command: string, not
   out.push('### Throughput');
   out.push('');
   out.push(
-    table(
-      ['path', 'in flight', 'calls/s at the stand-ins', 'details'],
-      r.throughput.map((t) => [
-        t.label,
-        String(t.concurrency),
-        fmtRate(t.callsPerS),
-        t.name === 'sustained'
-          ? `${fmtRate(t.filedPerS ?? NaN)} issues filed (offered ${fmtRate(t.offeredPerS ?? NaN)} calls); outstanding ${t.outstandingStart} → ${t.outstandingEnd} (mean ${Math.round(t.outstandingMean ?? NaN)}, max ${t.outstandingMax}); drained ${Number.isFinite(t.drainS) ? `in ${t.drainS!.toFixed(1)} s` : 'NOT within the timeout'}; backlog ${t.bounded ? 'bounded' : '**not bounded**'}; ${t.errors} filing errors`
-          : `request → answer p50 ${fmtMs(t.latency?.p50 ?? NaN)}, p99 ${fmtMs(t.latency?.p99 ?? NaN)}; ${t.errors} errors`,
-      ]),
-    ),
+    throughputTable(r.throughput, 'calls/s at the stand-ins', (t) => t.callsPerS, (t) => ({
+      offered: `${fmtRate(t.filedPerS ?? NaN)} issues filed (offered ${fmtRate(t.offeredPerS ?? NaN)} calls)`,
+      errorsOf: 'filing',
+    })),
   );
   out.push('');
   out.push(
@@ -149,8 +135,7 @@ export function integrationsMarkdown(r: IntegrationsReport, command: string, not
   out.push('### CPU (cores busy on average during each measured window)');
   out.push('');
   const groups = r.cpuGroups;
-  const rows = [...r.latency.map((p) => [p.label, ...groups.map((g) => fmtCores(cores(p.cpu, g)))]), ...r.throughput.map((t) => [t.name, ...groups.map((g) => fmtCores(cores(t.cpu, g)))])];
-  out.push(table(['window', ...groups], rows));
+  out.push(cpuTable([...r.latency, ...r.throughput.map((t) => ({ label: t.name, cpu: t.cpu }))], groups));
   out.push('');
   out.push(
     '`postgres (X)` = the Postgres backends serving group X\'s connections; `postgres` = Postgres\'s background processes; `harness` = generator and stand-ins (worker thread); ' +

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { coresTakenFromRun, type CpuUsage } from './cpu.ts';
 import type { MachineFacts } from './machine.ts';
 
 export const fmtRate = (v: number) => (Number.isFinite(v) ? `${Math.round(v).toLocaleString('en-US')}/s` : '–');
@@ -18,6 +19,27 @@ export function machineLine(m: MachineFacts, extra: string[] = []): string {
     m.os,
     ...extra,
   ].join('; ');
+}
+
+/**
+ * The note and, when the machine was not quiet (its load at the start, or what processes outside
+ * the benchmark and the hypervisor took during any of the measured `windows`), the caveat on
+ * every figure: a quote block preceded by an empty line, or nothing.
+ */
+export function machineCaveat(m: MachineFacts, windows: Array<CpuUsage | undefined>, note: string | undefined): string[] {
+  const others = windows.flatMap((u) => (u ? [coresTakenFromRun(u)] : []));
+  const busiest = others.length ? Math.max(...others) : NaN;
+  const quiet = m.loadAverage[0] <= 0.25 * m.nproc && !(busiest > 0.1);
+  if (!note && quiet) return [];
+  const out = [''];
+  if (note) out.push(`> ${note}`);
+  if (note && !quiet) out.push('>');
+  if (!quiet) {
+    out.push(
+      `> Not a quiet machine: load average ${m.loadAverage[0]} at start, and processes outside the benchmark and the hypervisor (steal) took up to ${Number.isFinite(busiest) ? busiest.toFixed(2) : '?'} cores during a measured window. Compare these figures with the targets only after a rerun on a quiet machine.`,
+    );
+  }
+  return out;
 }
 
 const HEADER = `# Benchmarks
