@@ -28,7 +28,6 @@ function latencyRow(r: IntegrationsReport, p: LatencyPhase): string[] {
     fmtLat(p.byKind[1]!.p99),
     fmtLat(p.byKind[2]!.p50),
     fmtLat(p.byKind[2]!.p99),
-    fmtLat(p.byKind[3]!.p99),
     fmtLat(p.others.p99),
     fmtLat(p.others.max),
     fmtLat(p.worstOrgSlackP99),
@@ -49,8 +48,8 @@ export function integrationsMarkdown(r: IntegrationsReport, command: string, not
   out.push(
     `\`${command}\` (tests/bench/integrations), ${r.machine.date}. Issues are filed through the gateway's public API ` +
       `(\`POST /api/v1/campaigns/{id}/issues\` with an API key) for ${s.orgs} organisations in turn, each with three connections: ` +
-      `Slack, Teams and GitHub. Each issue makes ${CALLS_PER_ISSUE} provider calls: the Slack post, the Teams post, the GitHub create and ` +
-      "GitHub's status read-back (the create job reads the new issue back to bring it to the Preflight status; a new issue is already open, so no PATCH). " +
+      `Slack, Teams and GitHub. Each issue makes ${CALLS_PER_ISSUE} provider calls: the Slack post, the Teams post and the GitHub create ` +
+      '(a new issue is open in GitHub already, so the create job makes no status call). ' +
       'The providers are lean loopback stand-ins in a worker thread of the harness (tests/bench/integrations/providers-worker.mjs), ' +
       'answering as Slack (200 `ok`), Teams Workflows (202) and GitHub (201/200 with the issue JSON) do; not libs/provider-fakes, which keep every request ' +
       'in memory and search them linearly and would, over a run\'s ~100,000 calls, become what is measured. Every service runs as its own process from the bundle its ' +
@@ -82,7 +81,7 @@ export function integrationsMarkdown(r: IntegrationsReport, command: string, not
   out.push('');
   out.push(
     table(
-      ['run', 'Slack p50', 'Slack p99', 'Teams p99', 'GitHub create p50', 'GitHub create p99', 'read-back p99', "others' p99", "others' max", 'worst org Slack p99', 'calls arrived / expected', 'dup.', 'create answer p99', 'generator lag p99', `machine pauses ≥ ${REPORTED_PAUSE_MS} ms (longest)`],
+      ['run', 'Slack p50', 'Slack p99', 'Teams p99', 'GitHub create p50', 'GitHub create p99', "others' p99", "others' max", 'worst org Slack p99', 'calls arrived / expected', 'dup.', 'create answer p99', 'generator lag p99', `machine pauses ≥ ${REPORTED_PAUSE_MS} ms (longest)`],
       [
         latencyRow(r, { ...run1, label: `run 1 (${run1.durationS} s)` }),
         latencyRow(r, { ...control, label: `control (${control.durationS} s)` }),
