@@ -82,7 +82,7 @@ export function integrationService(resolvers: IntegrationResolvers = {}): Servic
         logger,
         registry,
         concurrency: 4,
-        handler: eventJobsHandler(config.EVENTS_SUBJECT_PREFIX, logger),
+        batchHandler: eventJobsHandler(config.EVENTS_SUBJECT_PREFIX, logger),
       });
       const retention = startRetention(database.db, config.INTEGRATION_ACTIVITY_RETENTION_DAYS, logger);
       const targets = createTargetChecker({ allowPrivate, ...(resolvers.resolveHost ? { resolve: resolvers.resolveHost } : {}) });

@@ -1,12 +1,12 @@
-import type { EventHandler } from '@preflight/bus';
+import type { BatchEventHandler } from '@preflight/bus';
 import { SEVERITY_RANK, type IssueSeverity, type IssueStatus } from '@preflight/contract';
 import { decodeEvent, fromTimestamp, kindOfSubject, toPublicEvents, type DomainEvent } from '@preflight/events';
 import type { Logger } from '@preflight/log';
 import { isTrackerKind } from '../providers/index.ts';
 import { originOf } from '../domain/origin.ts';
 import { campaignText } from '../domain/campaign-text.ts';
-import { campaignName, upsertCampaign } from '../storage/campaigns.ts';
-import { connectionsFor, type ConnectionRow } from '../storage/connections.ts';
+import { campaignNames, upsertCampaign } from '../storage/campaigns.ts';
+import { liveConnectionsOf, type ConnectionRow } from '../storage/connections.ts';
 import { createPending, enqueueJobs, type NewJob } from '../storage/jobs.ts';
 import { findLink } from '../storage/links.ts';
 import type { IntegrationDatabase } from '../storage/schema.ts';
@@ -35,19 +35,29 @@ export function passesSeverity(minSeverity: string | null, severity: string | nu
  * tracker issue per IssueCreated, a status sync per status change of a linked issue (except on
  * the tracker the change came from). Campaign events keep the campaign names messages show.
  */
-export function eventJobsHandler(subjectPrefix: string, logger: Logger): EventHandler<IntegrationDatabase> {
-  return async (consumed, trx) => {
-    const kind = consumed.type ?? kindOfSubject(consumed.subject, subjectPrefix);
-    if (!kind) throw new BadEvent(`no event type on subject '${consumed.subject}'`);
-    const event = decodeEvent(kind, consumed.payload);
-    await rememberCampaign(trx, event);
-    const jobs = await jobsFor(trx, consumed.id, event);
+export function eventJobsHandler(subjectPrefix: string, logger: Logger): BatchEventHandler<IntegrationDatabase> {
+  return async (batch, trx) => {
+    const events = batch.map((consumed) => {
+      const kind = consumed.type ?? kindOfSubject(consumed.subject, subjectPrefix);
+      if (!kind) throw new BadEvent(`no event type on subject '${consumed.subject}'`);
+      return { id: consumed.id, event: decodeEvent(kind, consumed.payload) };
+    });
+    for (const { event } of events) await rememberCampaign(trx, event);
+    // One lookup of the batch's organisations' connections and campaign names, not one per event.
+    const scoped = events.filter(({ event }) => event.message.orgId && event.message.campaignId);
+    const connections = await liveConnectionsOf(trx, [...new Set(scoped.map(({ event }) => event.message.orgId))]);
+    const names = await campaignNames(trx, [...new Set(scoped.map(({ event }) => event.message.campaignId))]);
+    const jobs: NewJob[] = [];
+    for (const { id, event } of scoped) {
+      const reached = (connections.get(event.message.orgId) ?? []).filter((c) => c.campaign_ids === null || c.campaign_ids.includes(event.message.campaignId));
+      if (reached.length > 0) jobs.push(...(await jobsFor(trx, id, event, reached, names)));
+    }
     const queued = await enqueueJobs(trx, jobs);
-    if (queued > 0) logger.debug({ eventId: consumed.id, kind: event.kind, jobs: queued }, 'integration jobs queued');
+    if (queued > 0) logger.debug({ events: batch.length, jobs: queued }, 'integration jobs queued');
   };
 }
 
-type Trx = Parameters<EventHandler<IntegrationDatabase>>[1];
+type Trx = Parameters<BatchEventHandler<IntegrationDatabase>>[1];
 
 async function rememberCampaign(trx: Trx, event: DomainEvent): Promise<void> {
   switch (event.kind) {
@@ -63,13 +73,8 @@ async function rememberCampaign(trx: Trx, event: DomainEvent): Promise<void> {
   }
 }
 
-async function jobsFor(trx: Trx, eventId: string, event: DomainEvent): Promise<NewJob[]> {
+async function jobsFor(trx: Trx, eventId: string, event: DomainEvent, connections: ConnectionRow[], names: ReadonlyMap<string, string | null>): Promise<NewJob[]> {
   const publicEvent = toPublicEvents(event)[0];
-  const orgId = event.message.orgId;
-  const campaignId = event.message.campaignId;
-  if (!orgId || !campaignId) return [];
-  const connections = await connectionsFor(trx, orgId, campaignId);
-  if (connections.length === 0) return [];
   const jobs: NewJob[] = [];
 
   for (const c of connections) {
@@ -77,7 +82,7 @@ async function jobsFor(trx: Trx, eventId: string, event: DomainEvent): Promise<N
       const job = await trackerJob(trx, c, eventId, event);
       if (job) jobs.push(job);
     } else if (publicEvent && c.events.includes(publicEvent.eventType)) {
-      const payload = await announcePayload(trx, event, publicEvent.eventType);
+      const payload = announcePayload(event, publicEvent.eventType, names);
       // The severity floor is about issues; a campaign's events always pass it.
       if (payload && (payload.event === 'Other' || passesSeverity(c.min_severity, payload.severity))) {
         jobs.push({ connectionId: c.id, issueId: payload.issueId, action: 'announce', dedupeKey: `${eventId}:announce`, payload: payload as unknown as Record<string, unknown> });
@@ -104,7 +109,7 @@ async function trackerJob(trx: Trx, c: ConnectionRow, eventId: string, event: Do
 }
 
 /** What an announcement needs that the event carries; the worker fills in the rest from the issue service. */
-async function announcePayload(trx: Trx, event: DomainEvent, eventType: string): Promise<AnnouncePayload | undefined> {
+function announcePayload(event: DomainEvent, eventType: string, names: ReadonlyMap<string, string | null>): AnnouncePayload | undefined {
   switch (event.kind) {
     case 'IssueCreated': {
       const m = event.message;
@@ -120,7 +125,7 @@ async function announcePayload(trx: Trx, event: DomainEvent, eventType: string):
           type: m.type ?? null,
           status: m.status as IssueStatus,
           campaignId: m.campaignId,
-          campaignName: await campaignName(trx, m.campaignId),
+          campaignName: names.get(m.campaignId) ?? null,
           pageUrl: m.pageUrl ?? null,
           reporter: m.testerEmail ?? m.reporter ?? null,
           createdAt: (m.createdAt ? fromTimestamp(m.createdAt) : new Date()).toISOString(),

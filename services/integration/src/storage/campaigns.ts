@@ -10,7 +10,9 @@ export async function upsertCampaign(trx: Transaction<IntegrationDatabase>, c: {
     .execute();
 }
 
-export async function campaignName(db: Kysely<IntegrationDatabase> | Transaction<IntegrationDatabase>, campaignId: string): Promise<string | null> {
-  const row = await db.selectFrom('campaigns').select('name').where('campaign_id', '=', campaignId).executeTakeFirst();
-  return row?.name ?? null;
+/** The names of these campaigns that are known (one query for a batch of events). */
+export async function campaignNames(db: Kysely<IntegrationDatabase> | Transaction<IntegrationDatabase>, campaignIds: string[]): Promise<Map<string, string | null>> {
+  if (campaignIds.length === 0) return new Map();
+  const rows = await db.selectFrom('campaigns').select(['campaign_id', 'name']).where('campaign_id', 'in', campaignIds).execute();
+  return new Map(rows.map((r) => [r.campaign_id, r.name]));
 }

@@ -137,14 +137,11 @@ export async function recordConnectionHealth(db: Kysely<IntegrationDatabase> | T
     .execute();
 }
 
-/** The live, unpaused connections of an organisation that an issue of `campaignId` reaches. */
-export async function connectionsFor(db: Kysely<IntegrationDatabase>, orgId: string, campaignId: string): Promise<ConnectionRow[]> {
-  return db
-    .selectFrom('connections')
-    .selectAll()
-    .where('org_id', '=', orgId)
-    .where('deleted_at', 'is', null)
-    .where('paused', '=', false)
-    .where((eb) => eb.or([eb('campaign_ids', 'is', null), eb(sql`${campaignId}::uuid`, '=', sql`any(campaign_ids)`)]))
-    .execute();
+/** The live, unpaused connections of these organisations, by organisation (one query for a batch of events). */
+export async function liveConnectionsOf(db: Kysely<IntegrationDatabase> | Transaction<IntegrationDatabase>, orgIds: string[]): Promise<Map<string, ConnectionRow[]>> {
+  const byOrg = new Map<string, ConnectionRow[]>();
+  if (orgIds.length === 0) return byOrg;
+  const rows = await db.selectFrom('connections').selectAll().where('org_id', 'in', orgIds).where('deleted_at', 'is', null).where('paused', '=', false).execute();
+  for (const row of rows) byOrg.set(row.org_id, [...(byOrg.get(row.org_id) ?? []), row]);
+  return byOrg;
 }

@@ -8,7 +8,7 @@ import type { ConnectionRow } from '../storage/connections.ts';
 import { claimJobs, JOBS_CHANNEL, type JobRow } from '../storage/jobs.ts';
 import type { IntegrationDatabase } from '../storage/schema.ts';
 import { runAction, type ActionDeps } from './actions.ts';
-import { JobResults } from './job-results.ts';
+import { JobResults, type JobResult } from './job-results.ts';
 import { workerMetrics } from './metrics.ts';
 import { verdictOf, type Settled, type TryRules } from './try-results.ts';
 
@@ -113,7 +113,7 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
   }
 
   async function run(job: JobRow, connection: ConnectionRow | undefined): Promise<void> {
-    if (!connection || connection.deleted_at) return results.record({ settlement: { jobId: job.id, state: 'failed', error: 'the connection was deleted' } });
+    if (!connection || connection.deleted_at) return record(job, { settlement: { jobId: job.id, state: 'failed', error: 'the connection was deleted' } });
     const began = performance.now();
     let settled: Settled;
     try {
@@ -133,7 +133,15 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
     if (verdict.metric) metrics.jobs.inc({ action: job.action, outcome: verdict.metric });
     if (verdict.log) log[verdict.log.level](verdict.log.fields, verdict.log.msg);
     if (verdict.forgetClient) opts.deps.clients.forget(connection.id);
-    await results.record(verdict.result);
+    record(job, verdict.result);
+  }
+
+  /**
+   * Hands a try's result to the group commit without holding the job's slot for it: the row
+   * stays `running` (leased) until the batch commits, so no claim takes it meanwhile.
+   */
+  function record(job: JobRow, result: JobResult): void {
+    results.record(result).catch((err: unknown) => log.error({ err: (err as Error).message, jobId: job.id }, 'recording a job result failed; its lease will expire and it runs again'));
   }
 
   const listener = listenFor({ pool: opts.pool, channel: JOBS_CHANNEL, onNotify: () => void claim(), logger, what: 'integration jobs' });
