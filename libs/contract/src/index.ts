@@ -3,3 +3,4 @@ export * from './resources.ts';
 export * from './requests.ts';
 export * from './events.ts';
 export { buildOpenApiDocument, responseSchemaFor } from './openapi.ts';
+export * from './internal.ts';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { EndpointStatsAnswerSchema } from '@preflight/contract';
 import { sampleEnvelope } from '@preflight/events';
 import { eventually } from '@preflight/testing';
 import { newAttemptId } from '../src/domain/ids.ts';
@@ -151,6 +152,8 @@ describe('endpoint stats', () => {
     const unknown = randomUUID();
     const res = await suite.h.call('POST', '/internal/v1/endpoint-stats', { body: { ids: [endpoint.id, unknown] } });
     expect(res.status).toBe(200);
+    // What the webhook service's client parses (contracts/internal/webhook-to-delivery.json).
+    EndpointStatsAnswerSchema.parse(res.body);
     expect(res.body.stats[endpoint.id]).toEqual({
       attempts24h: 3,
       succeeded24h: 2,

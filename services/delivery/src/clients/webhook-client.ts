@@ -1,26 +1,23 @@
 import { Agent, request } from 'undici';
-import { z } from 'zod';
+import type { z } from 'zod';
+import {
+  DeliveryOutcomesAnswerSchema as OutcomesSchema,
+  DeliveryOutcomeStateSchema as OutcomeSchema,
+  InternalEndpointDetailSchema as EndpointDetailSchema,
+  InternalEndpointListSchema,
+  type DeliveryOutcomeState,
+  type DeliveryOutcomesRequestSchema,
+  type DeliveryOutcomeRequestSchema,
+  type InternalEndpoint,
+  type InternalEndpointDetail,
+} from '@preflight/contract';
 import { outgoingTraceparent } from '@preflight/http';
 
-/** One enabled endpoint as the webhook service's internal API answers it (services/webhook/README.md). */
-const EndpointSchema = z.object({
-  id: z.uuid(),
-  url: z.string(),
-  secret: z.string().min(1),
-  /** During a rotation's grace: the secret before it, and when it stops being used. */
-  previousSecret: z.string().min(1).nullish(),
-  previousSecretExpiresAt: z.string().nullish(),
-  events: z.array(z.string()),
-});
-export type Endpoint = z.infer<typeof EndpointSchema>;
-
+/** The webhook service's internal answers as this client parses them (libs/contract, internal.ts; services/webhook/README.md). */
+export type Endpoint = InternalEndpoint;
 /** One endpoint whatever its state or filter (`GET /internal/v1/webhooks/:id/endpoint`): operator sends need it. */
-const EndpointDetailSchema = EndpointSchema.extend({ orgId: z.uuid(), isEnabled: z.boolean() });
-export type EndpointDetail = z.infer<typeof EndpointDetailSchema>;
-
-const OutcomeSchema = z.object({ isEnabled: z.boolean(), consecutiveFailures: z.number().int() });
-export type EndpointState = z.infer<typeof OutcomeSchema>;
-const OutcomesSchema = z.object({ results: z.array(z.object({ webhookId: z.string(), state: OutcomeSchema.nullable() })) });
+export type EndpointDetail = InternalEndpointDetail;
+export type EndpointState = DeliveryOutcomeState;
 
 /** Outcomes per batched call; the webhook service accepts up to 500. */
 export const OUTCOMES_PER_CALL = 200;
@@ -97,10 +94,10 @@ export function createWebhookClient(baseUrl: string): WebhookClient {
     async endpointsFor(orgId, eventType) {
       const res = await found(await call('GET', `/internal/v1/orgs/${encodeURIComponent(orgId)}/endpoints?eventType=${encodeURIComponent(eventType)}`), 'the endpoint list');
       // A malformed org id names no organisation, hence no endpoints.
-      return res ? json(res, z.array(EndpointSchema)) : [];
+      return res ? json(res, InternalEndpointListSchema) : [];
     },
     async reportOutcome(endpointId, delivered) {
-      const res = await found(await call('POST', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}/delivery-outcome`, { delivered }), 'a delivery outcome');
+      const res = await found(await call('POST', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}/delivery-outcome`, { delivered } satisfies z.input<typeof DeliveryOutcomeRequestSchema>), 'a delivery outcome');
       return res ? json(res, OutcomeSchema) : undefined;
     },
     async webhookExists(endpointId) {
@@ -126,7 +123,7 @@ export function createWebhookClient(baseUrl: string): WebhookClient {
   };
 
   async function reportFolded(outcomes: ReadonlyArray<{ endpointId: string; delivered: boolean }>): Promise<Array<EndpointState | undefined>> {
-    const res = await found(await call('POST', '/internal/v1/delivery-outcomes', { outcomes: outcomes.map((o) => ({ webhookId: o.endpointId, delivered: o.delivered })) }), 'delivery outcomes');
+    const res = await found(await call('POST', '/internal/v1/delivery-outcomes', { outcomes: outcomes.map((o) => ({ webhookId: o.endpointId, delivered: o.delivered })) } satisfies z.input<typeof DeliveryOutcomesRequestSchema>), 'delivery outcomes');
     if (!res) {
       // A webhook service from before the batched route (a rolling upgrade): one call each, in order.
       const states: Array<EndpointState | undefined> = [];

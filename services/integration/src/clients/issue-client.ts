@@ -1,18 +1,13 @@
 import { Agent, request } from 'undici';
-import { z } from 'zod';
-import { IssueStatusSchema, PublicIssueSchema, type IssueStatus } from '@preflight/contract';
+import type { z } from 'zod';
+import { InternalIssueSchema, IssueStatusSchema, type InternalStatusChangeRequestSchema, type IssueStatus } from '@preflight/contract';
 import { outgoingTraceparent } from '@preflight/http';
 import type { IssueDetail } from '../providers/provider.ts';
 
-/** The issue service's internal detail (GET /internal/v1/issues/:id): the public detail plus orgId and reporter. */
-const InternalIssueSchema = PublicIssueSchema.extend({
-  orgId: z.uuid(),
-  reporter: z.string().nullable().optional(),
-  status: IssueStatusSchema,
-  title: z.string(),
-});
+// The issue service's internal detail (GET /internal/v1/issues/:id): InternalIssueSchema (libs/contract, internal.ts).
 
 export type InternalIssue = z.infer<typeof InternalIssueSchema>;
+
 
 /** The issue service could not give a usable answer (down, timing out, garbled): retry later. */
 export class IssueServiceUnavailable extends Error {
@@ -64,7 +59,7 @@ export function createIssueClient(baseUrl: string): IssueClient {
       return parsed.data;
     },
     async changeStatus(issueId, change) {
-      const { status, json } = await call('POST', `/internal/v1/issues/${encodeURIComponent(issueId)}/status`, change);
+      const { status, json } = await call('POST', `/internal/v1/issues/${encodeURIComponent(issueId)}/status`, change satisfies z.input<typeof InternalStatusChangeRequestSchema>);
       if (status === 200) return { kind: 'changed', status: change.to };
       if (status === 404) return { kind: 'not_found' };
       // 409: the workflow refuses the move; 422: the move needs what a tracker cannot give (a Duplicate's original).

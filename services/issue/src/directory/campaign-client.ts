@@ -1,19 +1,9 @@
 import { Agent, request } from 'undici';
-import { z } from 'zod';
-import { CampaignStatusSchema } from '@preflight/contract';
+import { InternalCampaignSchema } from '@preflight/contract';
 import { outgoingTraceparent } from '@preflight/http';
 import type { CampaignEntry } from '../storage/campaign-directory.ts';
 
-/** The campaign service's internal answer (docs/development.md, "Identity between gateway and services"). */
-const InternalCampaignSchema = z.object({
-  id: z.uuid(),
-  orgId: z.uuid(),
-  name: z.string().nullable(),
-  status: CampaignStatusSchema.nullable(),
-  siteId: z.uuid(),
-  siteName: z.string().nullable(),
-  createdAt: z.iso.datetime({ offset: true }),
-});
+// The campaign service's internal answer: InternalCampaignSchema (libs/contract, internal.ts).
 
 /** The campaign service could not give an answer we can use (down, timing out, or garbled). */
 export class CampaignServiceUnavailable extends Error {

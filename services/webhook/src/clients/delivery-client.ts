@@ -1,18 +1,9 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { EndpointStatsAnswerSchema as StatsAnswerSchema, type EndpointStats as ContractEndpointStats, type EndpointStatsRequestSchema } from '@preflight/contract';
 import { outgoingTraceparent } from '@preflight/http';
 
-/** One endpoint's numbers as the delivery service's `POST /internal/v1/endpoint-stats` answers them. */
-const EndpointStatsSchema = z.object({
-  attempts24h: z.number().int().nonnegative(),
-  succeeded24h: z.number().int().nonnegative(),
-  p50Ms: z.number().nonnegative().nullable(),
-  p99Ms: z.number().nonnegative().nullable(),
-  lastSuccessAt: z.string().nullable(),
-  lastFailureAt: z.string().nullable(),
-});
-export type EndpointStats = z.infer<typeof EndpointStatsSchema>;
-
-const StatsAnswerSchema = z.object({ stats: z.record(z.string(), EndpointStatsSchema) });
+/** One endpoint's numbers as the delivery service's `POST /internal/v1/endpoint-stats` answers them (libs/contract, internal.ts). */
+export type EndpointStats = ContractEndpointStats;
 
 /** The delivery service takes at most this many ids per call. */
 export const STATS_IDS_PER_CALL = 500;
@@ -44,7 +35,7 @@ export function createDeliveryClient(baseUrl: string): DeliveryClient {
       const res = await fetch(`${base}/internal/v1/endpoint-stats`, {
         method: 'POST',
         headers: { accept: 'application/json', 'content-type': 'application/json', ...(traceparent ? { traceparent } : {}) },
-        body: JSON.stringify({ ids }),
+        body: JSON.stringify({ ids: [...ids] } satisfies z.input<typeof EndpointStatsRequestSchema>),
         // Covers connecting, the headers and the body alike.
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
