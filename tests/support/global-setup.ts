@@ -1,4 +1,5 @@
 import type { TestProject } from 'vitest/node';
+import { SERVICES } from '../../scripts/lib/services.ts';
 import { startSystem, type SystemInfo } from './system.ts';
 
 declare module 'vitest' {
@@ -10,10 +11,13 @@ declare module 'vitest' {
 /**
  * One running system shared by the end-to-end files; each test makes its own organisation.
  * The delivery service runs as the chart's 2 replicas: what one replica learns (a breaker, an
- * endpoint change) must reach the other.
+ * endpoint change) must reach the other. `E2E_REPLICAS=N` (N ≥ 2) runs every service as N
+ * replicas instead (docs/reliability.md, "Replicas").
  */
 export default async function setup(project: TestProject) {
-  const sys = await startSystem({}, { replicas: { delivery: 2 } });
+  const every = Number(process.env.E2E_REPLICAS ?? 0);
+  const replicas = every >= 2 ? Object.fromEntries(SERVICES.map((s) => [s.name, every])) : { delivery: 2 };
+  const sys = await startSystem({}, { replicas });
   project.provide('system', { gatewayUrl: sys.gatewayUrl, adminToken: sys.adminToken, serviceUrls: sys.serviceUrls });
   return async () => {
     await sys.stop();
