@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { refusal, type HeaderSource } from './refusals.ts';
-import { ProviderError } from './provider.ts';
+import { ProviderError, type CallResult, type ChatKind, type ChatMessage, type ChatProviderModule, type SafeFetch } from './provider.ts';
 
 /** What Slack and Teams connections share: a webhook URL is their whole configuration and credential. */
 
@@ -36,3 +36,27 @@ export const bodyDetail = (body: string): string =>
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, 200);
+
+/**
+ * A chat provider whose whole connection is a webhook URL: `send` posts one payload to it,
+ * `payloadOf` turns a message into that payload, `testPayload` is the "connected" message.
+ */
+export function chatWebhookProvider<P>(
+  kind: ChatKind,
+  send: (webhookUrl: string, fetch: SafeFetch, payload: P) => Promise<CallResult>,
+  payloadOf: (message: ChatMessage) => P,
+  testPayload: () => P,
+): ChatProviderModule<ChatConfig, ChatCredentials> {
+  return {
+    kind,
+    configSchema: chatConfigSchema,
+    credentialsSchema: chatCredentialsSchema,
+    urls: chatUrls,
+    client(_config, credentials, fetch) {
+      return {
+        post: (message) => send(credentials.webhookUrl, fetch, payloadOf(message)),
+        test: () => send(credentials.webhookUrl, fetch, testPayload()),
+      };
+    },
+  };
+}

@@ -1,7 +1,7 @@
 import { IncomingWebhook, IncomingWebhookHTTPError, type FetchFunction, type IncomingWebhookSendArguments } from '@slack/webhook';
-import { ProviderError, type CallResult, type ChatProviderModule, type SafeFetch } from '../provider.ts';
+import { ProviderError, type CallResult, type SafeFetch } from '../provider.ts';
 import { providerErrorIn } from '../../outbound/safe-fetch.ts';
-import { bodyDetail, chatConfigSchema, chatCredentialsSchema, chatUrls, webhookRefusal, type ChatConfig, type ChatCredentials } from '../chat-webhook.ts';
+import { bodyDetail, chatWebhookProvider, webhookRefusal } from '../chat-webhook.ts';
 import { slackPayload, slackTestPayload } from './blocks.ts';
 
 /**
@@ -22,15 +22,4 @@ async function send(webhookUrl: string, safeFetch: SafeFetch, payload: IncomingW
   }
 }
 
-export const slackProvider: ChatProviderModule<ChatConfig, ChatCredentials> = {
-  kind: 'slack',
-  configSchema: chatConfigSchema,
-  credentialsSchema: chatCredentialsSchema,
-  urls: chatUrls,
-  client(_config, credentials, fetch) {
-    return {
-      post: (message) => send(credentials.webhookUrl, fetch, slackPayload(message)),
-      test: () => send(credentials.webhookUrl, fetch, slackTestPayload()),
-    };
-  },
-};
+export const slackProvider = chatWebhookProvider('slack', send, slackPayload, slackTestPayload);

@@ -1,5 +1,5 @@
-import type { CallResult, ChatProviderModule, SafeFetch } from '../provider.ts';
-import { bodyDetail, chatConfigSchema, chatCredentialsSchema, chatUrls, webhookRefusal, type ChatConfig, type ChatCredentials } from '../chat-webhook.ts';
+import type { CallResult, SafeFetch } from '../provider.ts';
+import { bodyDetail, chatWebhookProvider, webhookRefusal } from '../chat-webhook.ts';
 import { teamsCard, teamsEnvelope, teamsTestCard, type AdaptiveCard } from './card.ts';
 
 /**
@@ -18,15 +18,4 @@ async function send(webhookUrl: string, fetch: SafeFetch, card: AdaptiveCard): P
   return { statusCode: response.status, detail: bodyDetail(body) || 'accepted' };
 }
 
-export const teamsProvider: ChatProviderModule<ChatConfig, ChatCredentials> = {
-  kind: 'teams',
-  configSchema: chatConfigSchema,
-  credentialsSchema: chatCredentialsSchema,
-  urls: chatUrls,
-  client(_config, credentials, fetch) {
-    return {
-      post: (message) => send(credentials.webhookUrl, fetch, teamsCard(message)),
-      test: () => send(credentials.webhookUrl, fetch, teamsTestCard()),
-    };
-  },
-};
+export const teamsProvider = chatWebhookProvider('teams', send, teamsCard, teamsTestCard);
