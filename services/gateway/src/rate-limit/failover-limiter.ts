@@ -15,13 +15,17 @@ import type { CachedAdmission, RedisRateLimiter, SharedDecision } from './redis-
  * the shared one and changes nothing; when Redis fails it already holds the last window; when
  * Redis comes back empty, it still refuses what this replica admitted, and the shared log is
  * seeded from it (so other replicas see those admissions too). A rejection by Redis takes the
- * reservation back. One warning per outage, and a gauge for alerting.
+ * reservation back. Only settled admissions are ever seeded: a reservation still waiting for
+ * Redis's answer written back would count twice, once seeded and once by its own script, and
+ * the window would admit fewer than `limit`. One warning per outage, and a gauge for alerting.
  */
 export class FailoverRateLimiter implements RateLimiter {
   private degraded = false;
   private readonly local: MemoryRateLimiter;
   private readonly sweeper: NodeJS.Timeout;
   private readonly memberPrefix = randomBytes(8).toString('base64url');
+  /** Reservations sent to Redis and not yet answered, by sequence number. */
+  private readonly pending = new Set<number>();
 
   constructor(
     private readonly shared: RedisRateLimiter,
@@ -46,12 +50,15 @@ export class FailoverRateLimiter implements RateLimiter {
     // Full here means full in the shared log too (this replica's admissions are part of it).
     if (reserved.seq === undefined) return reserved.decision;
     let shared: SharedDecision;
+    this.pending.add(reserved.seq);
     try {
       shared = await this.shared.check(subject, this.member(reserved.seq));
     } catch (err) {
+      this.pending.delete(reserved.seq);
       this.markDegraded(err);
       return reserved.decision;
     }
+    this.pending.delete(reserved.seq);
     await this.markRecovered(shared);
     return this.reconcile(subject, reserved, shared);
   }
@@ -67,11 +74,14 @@ export class FailoverRateLimiter implements RateLimiter {
     const reserved = this.local.reserve(subject);
     if (reserved.seq === undefined) return undefined;
     let found: CachedAdmission;
+    this.pending.add(reserved.seq);
     try {
       found = await this.shared.checkCachedKey(cacheEntryKey, subject, this.member(reserved.seq));
     } catch {
       this.local.cancel(subject, reserved.seq);
       return undefined;
+    } finally {
+      this.pending.delete(reserved.seq);
     }
     if (found.kind !== 'decided') {
       this.local.cancel(subject, reserved.seq);
@@ -88,19 +98,24 @@ export class FailoverRateLimiter implements RateLimiter {
     }
     // The shared log holds fewer admissions than this replica alone made: Redis lost them (it
     // restarted between two of our calls, so no failure told us).
-    if (shared.count < this.local.admissions(subject).length) await this.seed(subject, shared);
+    if (shared.count < this.settled(subject).length) await this.seed(subject, shared);
     return reserved.decision.remaining < shared.remaining ? reserved.decision : shared;
   }
 
   /** Writes this replica's admissions in the window back into the shared log (NX, by member). */
   private async seed(subject: string, shared: SharedDecision): Promise<void> {
     const offsetMicros = shared.nowMicros - this.now() * 1000;
-    const entries = this.local.admissions(subject).map((a) => ({ atMicros: a.at * 1000 + offsetMicros, member: this.member(a.seq) }));
+    const entries = this.settled(subject).map((a) => ({ atMicros: a.at * 1000 + offsetMicros, member: this.member(a.seq) }));
     try {
       await this.shared.seed(subject, entries);
     } catch {
       // The local log still holds the line for this replica; the next admission tries again.
     }
+  }
+
+  /** This replica's admissions in the window that Redis has answered for (or that were made while it was down). */
+  private settled(subject: string) {
+    return this.local.admissions(subject).filter((a) => !this.pending.has(a.seq));
   }
 
   private markDegraded(err: unknown): void {
