@@ -4,3 +4,4 @@ export * from './requests.ts';
 export * from './events.ts';
 export { buildOpenApiDocument, responseSchemaFor } from './openapi.ts';
 export * from './internal.ts';
+export * from './manifest/index.ts';

@@ -1,4 +1,7 @@
-import { EMITTED_EVENT_TYPES, EVENT_DATA_FIELDS, RESERVED_EVENT_TYPES, type EmittedEventType } from './events.ts';
+import { EMITTED_EVENT_TYPES, EVENT_DATA_FIELDS, type EmittedEventType } from './events.ts';
+import type { Endpoint, ProblemName } from './manifest/endpoint.ts';
+import { openApiPath } from './manifest/endpoint.ts';
+import { PUBLIC_ENDPOINTS } from './manifest/public.ts';
 import {
   HEADERS,
   MEDIA,
@@ -13,165 +16,13 @@ import {
   securityFor,
   PROBLEM_RESPONSES,
 } from './openapi/http.ts';
-import { buildComponentSchemas, ref, SCHEMA_REF_PREFIX, type JsonSchema } from './openapi/schemas.ts';
-import type { Scope } from './enums.ts';
+import { bodySchema, buildComponentSchemas, ref, SCHEMA_REF_PREFIX, type JsonSchema } from './openapi/schemas.ts';
 
 /**
  * The OpenAPI 3.1 document of the public API (public-api-v1.md), served by the gateway at
- * GET /api/v1/openapi.json. Component schemas are generated from the zod schemas of this
- * package (openapi/schemas.ts); this file lists the operations.
+ * GET /api/v1/openapi.json. Operations come from the route manifest's public entries
+ * (manifest/public.ts), component schemas from the zod schemas of this package (openapi/schemas.ts).
  */
-
-type ProblemName = keyof typeof PROBLEM_RESPONSES;
-type Method = 'get' | 'post' | 'delete';
-
-interface Operation {
-  method: Method;
-  path: string;
-  operationId: string;
-  tag: string;
-  summary: string;
-  description: string;
-  /** null: any valid key (GET /api/v1/me). */
-  scope: Scope | null;
-  parameters?: (keyof typeof PARAMETERS)[];
-  requestBody?: string;
-  success: { status: number; description: string; schema?: JsonSchema };
-  /** Problems beyond those every authenticated call can meet (401, 403, 429, 500, 503). */
-  problems: ProblemName[];
-}
-
-const arrayOf = (schema: JsonSchema): JsonSchema => ({ type: 'array', items: schema });
-const BODY_PROBLEMS: ProblemName[] = ['BadRequest', 'RequestTimeout', 'PayloadTooLarge', 'UnsupportedMediaType', 'ValidationFailed'];
-
-export const OPERATIONS: Operation[] = [
-  {
-    method: 'get',
-    path: '/api/v1/me',
-    operationId: 'getMe',
-    tag: 'Identity',
-    summary: 'The calling key and its organisation',
-    description: 'Returns the calling API key (id, name, scopes) and its organisation.',
-    scope: null,
-    success: { status: 200, description: 'The calling key and its organisation.', schema: ref('ApiKeyContext') },
-    problems: [],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/campaigns',
-    operationId: 'listCampaigns',
-    tag: 'Campaigns',
-    summary: 'List campaigns',
-    description: 'All campaigns of the organisation with their readiness verdicts, newest first. The list is not paged.',
-    scope: 'read',
-    parameters: ['CampaignStatusFilter'],
-    success: { status: 200, description: 'The campaigns, newest first.', schema: arrayOf(ref('PublicCampaign')) },
-    problems: ['BadRequest'],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/campaigns/{id}/issues',
-    operationId: 'listCampaignIssues',
-    tag: 'Issues',
-    summary: 'List the issues of a campaign',
-    description:
-      'One page of the issues of a campaign, most severe first (Critical … Trivial), then by seqNumber. `total` counts the issues matching the filters; `hasMore` tells whether further pages exist.',
-    scope: 'read',
-    parameters: ['CampaignId', 'IssueStatusFilter', 'IssueSeverityFilter', 'Page', 'PageSize'],
-    success: { status: 200, description: 'One page of issue summaries.', schema: ref('IssuePage') },
-    problems: ['BadRequest', 'NotFound'],
-  },
-  {
-    method: 'post',
-    path: '/api/v1/campaigns/{id}/issues',
-    operationId: 'createIssue',
-    tag: 'Issues',
-    summary: 'File an issue',
-    description:
-      'Files an issue through the same pipeline as the dashboard: it gets the next per-campaign seqNumber, fires `IssueCreated` to webhooks and chat channels and is synced to connected issue trackers. The reporter is recorded as `API key {name}`, the name of the calling key.',
-    scope: 'write',
-    parameters: ['CampaignId'],
-    requestBody: 'CreateIssueRequest',
-    success: { status: 201, description: 'The issue was filed.', schema: ref('CreateIssueResponse') },
-    problems: [...BODY_PROBLEMS, 'NotFound'],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/issues/{id}',
-    operationId: 'getIssue',
-    tag: 'Issues',
-    summary: 'Read an issue',
-    description: 'One issue with its status history.',
-    scope: 'read',
-    parameters: ['IssueId'],
-    success: { status: 200, description: 'The issue, including `history`.', schema: ref('PublicIssue') },
-    problems: ['NotFound'],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/events',
-    operationId: 'listEvents',
-    tag: 'Events',
-    summary: 'List emitted event names',
-    description: `The names of the webhook events emitted today: ${EMITTED_EVENT_TYPES.join(', ')}. Reserved names (${RESERVED_EVENT_TYPES.join(', ')}) may be subscribed to but do not fire, and are not listed.`,
-    scope: 'read',
-    success: {
-      status: 200,
-      description: 'Event names.',
-      schema: { ...arrayOf({ type: 'string' }), examples: [[...EMITTED_EVENT_TYPES]] },
-    },
-    problems: [],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/events/{eventKey}/sample',
-    operationId: 'getEventSample',
-    tag: 'Events',
-    summary: 'A sample delivery of an event',
-    description:
-      'A representative delivery envelope for the event, built by the same logic as real deliveries. The body is the envelope itself.',
-    scope: 'read',
-    parameters: ['EventKey'],
-    success: { status: 200, description: 'A sample envelope.', schema: ref('EventEnvelope') },
-    problems: ['NotFound'],
-  },
-  {
-    method: 'get',
-    path: '/api/v1/webhooks',
-    operationId: 'listWebhooks',
-    tag: 'Webhooks',
-    summary: 'List webhook endpoints',
-    description: 'The webhook endpoints of the organisation, whether created here or on the settings page.',
-    scope: 'webhooks',
-    success: { status: 200, description: 'The webhook endpoints.', schema: arrayOf(ref('PublicWebhook')) },
-    problems: [],
-  },
-  {
-    method: 'post',
-    path: '/api/v1/webhooks',
-    operationId: 'createWebhook',
-    tag: 'Webhooks',
-    summary: 'Subscribe a URL',
-    description:
-      'Creates an enabled webhook endpoint labelled as created via the API (`source: api`), signed and delivered like one created on the settings page. `events` empty or omitted subscribes to every event. The signing `secret` is returned only in this response.',
-    scope: 'webhooks',
-    requestBody: 'CreateWebhookRequest',
-    success: { status: 201, description: 'The endpoint was created.', schema: ref('CreateWebhookResponse') },
-    problems: BODY_PROBLEMS,
-  },
-  {
-    method: 'delete',
-    path: '/api/v1/webhooks/{id}',
-    operationId: 'deleteWebhook',
-    tag: 'Webhooks',
-    summary: 'Unsubscribe',
-    description: 'Removes the webhook endpoint.',
-    scope: 'webhooks',
-    parameters: ['WebhookId'],
-    success: { status: 204, description: 'The endpoint was removed.' },
-    problems: ['NotFound'],
-  },
-];
 
 const TAGS = [
   { name: 'Identity', description: 'The calling API key.' },
@@ -182,7 +33,10 @@ const TAGS = [
   { name: 'Contract', description: 'This document.' },
 ];
 
-function scopeText(scope: Scope | null): string {
+/** The scope an operation documents: null for any valid key and for no key at all. */
+const requiredScope = (e: Endpoint): string | null => (e.auth === 'api-key' && e.scope !== 'any' ? e.scope : null);
+
+function scopeText(scope: string | null): string {
   return scope === null ? 'Any valid API key, whatever its scopes.' : `Requires scope \`${scope}\`.`;
 }
 
@@ -190,45 +44,71 @@ function content(schema: JsonSchema, mediaTypes: readonly string[]): Record<stri
   return Object.fromEntries(mediaTypes.map((m) => [m, { schema }]));
 }
 
-function operationObject(op: Operation): JsonSchema {
+/** The success response: its body's schema from the manifest (or the doc's override). */
+function successResponse(e: Endpoint, headers: Record<string, JsonSchema>): JsonSchema {
+  const body = e.doc?.responseSchema ?? (e.response?.body ? bodySchema(e.response.body, 'output') : undefined);
+  return { description: e.doc!.returns, headers, ...(body ? { content: content(body, RESPONSE_MEDIA_TYPES) } : {}) };
+}
+
+/** An unauthenticated operation (the document itself): no key, no rate limit, no problems listed. */
+function openOperation(id: string, e: Endpoint): JsonSchema {
+  const doc = e.doc!;
+  return {
+    operationId: id,
+    tags: [doc.tag],
+    summary: doc.summary,
+    description: doc.description,
+    'x-required-scope': null,
+    security: [],
+    responses: { [String(e.response?.status ?? 200)]: successResponse(e, doc.responseHeaders ?? {}) },
+  };
+}
+
+function operationObject(id: string, e: Endpoint): JsonSchema {
+  if (e.auth === 'none') return openOperation(id, e);
+  const doc = e.doc!;
+  const scope = requiredScope(e);
   // Every POST takes an Idempotency-Key (the gateway honours it on all of them).
-  const post = op.method === 'post';
-  const parameters = [...(op.parameters ?? []), ...(post ? (['IdempotencyKey'] as const) : [])];
+  const post = e.method === 'POST';
+  const parameters = [...(doc.parameters ?? []), ...(post ? (['IdempotencyKey'] as const) : [])];
   const problems: ProblemName[] = [
-    ...op.problems,
+    ...doc.problems,
     ...(post ? (['Conflict'] as ProblemName[]) : []),
     'Unauthorized',
-    ...(op.scope === null ? [] : (['Forbidden'] as ProblemName[])),
+    ...(scope === null ? [] : (['Forbidden'] as ProblemName[])),
     'TooManyRequests',
     'InternalServerError',
     'ServiceUnavailable',
   ];
-  const responses: Record<string, JsonSchema> = {
-    [String(op.success.status)]: {
-      description: op.success.description,
-      headers: { ...rateLimitHeaders(), ...(post ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}) },
-      ...(op.success.schema ? { content: content(op.success.schema, RESPONSE_MEDIA_TYPES) } : {}),
-    },
-  };
+  const headers = { ...rateLimitHeaders(), ...(post ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {}) };
+  const responses: Record<string, JsonSchema> = { [String(e.response?.status ?? 200)]: successResponse(e, headers) };
   for (const name of problems) {
     const status = String(PROBLEM_RESPONSES[name].status);
-    if (responses[status]) throw new Error(`openapi: ${op.operationId} documents ${status} twice`);
+    if (responses[status]) throw new Error(`openapi: ${id} documents ${status} twice`);
     responses[status] = problemRef(name);
   }
   const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
   return {
-    operationId: op.operationId,
-    tags: [op.tag],
-    summary: op.summary,
-    description: `${op.description}\n\n${scopeText(op.scope)}`,
-    'x-required-scope': op.scope,
-    security: securityFor(op.scope),
+    operationId: id,
+    tags: [doc.tag],
+    summary: doc.summary,
+    description: `${doc.description}\n\n${scopeText(scope)}`,
+    'x-required-scope': scope,
+    security: securityFor(scope),
     ...(parameters.length > 0 ? { parameters: parameters.map((p) => parameterRef(p)) } : {}),
-    ...(op.requestBody
-      ? { requestBody: { required: true, content: content(ref(op.requestBody), REQUEST_MEDIA_TYPES) } }
-      : {}),
+    ...(e.request?.body ? { requestBody: { required: true, content: content(bodySchema(e.request.body, 'input'), REQUEST_MEDIA_TYPES) } } : {}),
     responses: sorted,
   };
+}
+
+/** The document's `paths`, one operation per public manifest entry. */
+function pathObjects(): Record<string, Record<string, JsonSchema>> {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const [id, e] of Object.entries(PUBLIC_ENDPOINTS) as Array<[string, Endpoint]>) {
+    if (!e.doc) throw new Error(`openapi: public endpoint ${id} has no doc`);
+    (paths[openApiPath(e.path)] ??= {})[e.method.toLowerCase()] = operationObject(id, e);
+  }
+  return paths;
 }
 
 /** When each emitted event fires (spec 6.2). */
@@ -286,26 +166,7 @@ function webhookObjects(): Record<string, JsonSchema> {
 
 /** Builds the whole OpenAPI 3.1 document. Pure: a new object on every call. */
 export function buildOpenApiDocument(): Record<string, unknown> {
-  const paths: Record<string, Record<string, JsonSchema>> = {
-    '/api/v1/openapi.json': {
-      get: {
-        operationId: 'getOpenApiDocument',
-        tags: ['Contract'],
-        summary: 'This OpenAPI document',
-        description: 'The machine-readable contract of the public API. No API key and no rate limit.',
-        'x-required-scope': null,
-        security: [],
-        responses: {
-          '200': {
-            description: 'The OpenAPI 3.1 document.',
-            headers: { 'Cache-Control': { description: 'Cacheable for 5 minutes.', schema: { type: 'string', examples: ['public, max-age=300'] } } },
-            content: content({ type: 'object' }, RESPONSE_MEDIA_TYPES),
-          },
-        },
-      },
-    },
-  };
-  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op);
+  const paths = pathObjects();
 
   return {
     openapi: '3.1.0',

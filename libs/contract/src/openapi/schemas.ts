@@ -251,3 +251,18 @@ export function fieldSchema(schema: z.ZodType, io: 'input' | 'output' = 'output'
   for (const [name, { schema: candidate }] of Object.entries(ENUMS)) if (candidate === inner) return ref(name);
   return normalise(z.toJSONSchema(schema, { io })) as JsonSchema;
 }
+
+const componentOf = (schema: z.ZodType, named: Record<string, Named>) => Object.entries(named).find(([, n]) => n.schema === schema)?.[0];
+
+/**
+ * The schema of a request (`input`) or response (`output`) body in an operation: the component
+ * the zod schema is registered as, an array of one, or else the schema inlined.
+ */
+export function bodySchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const named = io === 'input' ? REQUESTS : RESPONSES;
+  const name = componentOf(schema, named);
+  if (name) return ref(name);
+  const item = schema instanceof z.ZodArray ? componentOf(schema.element as z.ZodType, named) : undefined;
+  if (item) return { type: 'array', items: ref(item) };
+  return fieldSchema(schema, io);
+}

@@ -1,4 +1,4 @@
-import type { ApiKeyContext } from '@preflight/contract';
+import type { ResponseOf } from '@preflight/contract';
 import { sendJson } from '@preflight/http';
 import type { LocalEndpoint } from '../routing/route.ts';
 
@@ -6,7 +6,7 @@ import type { LocalEndpoint } from '../routing/route.ts';
 export const me: LocalEndpoint = {
   async handle({ req, res, key }) {
     if (!key) throw new Error('GET /api/v1/me reached without an authenticated key');
-    const body: ApiKeyContext = {
+    const body: ResponseOf<'getMe'> = {
       organization: { id: key.orgId, name: key.orgName },
       key: { id: key.keyId, name: key.keyName, scopes: key.scopes },
     };

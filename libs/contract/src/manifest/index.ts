@@ -1,0 +1,34 @@
+import type { z } from 'zod';
+import { ADMIN_ENDPOINTS, HOOK_ENDPOINTS } from './admin.ts';
+import type { Endpoint, ServiceName } from './endpoint.ts';
+import { INTERNAL_ENDPOINTS } from './internal-endpoints.ts';
+import { PUBLIC_ENDPOINTS } from './public.ts';
+
+/**
+ * The route manifest: every endpoint of the system once, keyed by a name (the operationId of a
+ * public one). The gateway's routing table (services/gateway/src/routes/index.ts), the OpenAPI
+ * document (openapi.ts) and the internal-contract snapshots are built from it; tests check that
+ * each service serves exactly the entries it owns. Order matters only for the document and for
+ * `Allow` headers: the gateway lists methods in manifest order.
+ */
+export const ENDPOINTS = { ...PUBLIC_ENDPOINTS, ...ADMIN_ENDPOINTS, ...HOOK_ENDPOINTS, ...INTERNAL_ENDPOINTS };
+
+export type EndpointId = keyof typeof ENDPOINTS;
+
+/** The names of the endpoints a service answers, e.g. `EndpointsOf<'gateway'>`. */
+export type EndpointsOf<S extends ServiceName> = { [K in EndpointId]: (typeof ENDPOINTS)[K]['owner'] extends S ? K : never }[EndpointId];
+
+/** The success body an endpoint's handler sends, typed by the manifest (`never` where the manifest declares none). */
+export type ResponseOf<K extends EndpointId> = (typeof ENDPOINTS)[K] extends { response: { body: infer S extends z.ZodType } } ? z.output<S> : never;
+
+/** The request body an endpoint's handler receives once parsed. */
+export type RequestOf<K extends EndpointId> = (typeof ENDPOINTS)[K] extends { request: { body: infer S extends z.ZodType } } ? z.output<S> : never;
+
+/** Every entry with its name, in manifest order. */
+export const endpointList = (): Array<Endpoint & { id: EndpointId }> =>
+  (Object.entries(ENDPOINTS) as Array<[EndpointId, Endpoint]>).map(([id, e]) => ({ id, ...e }));
+
+export { ADMIN_ENDPOINTS, HOOK_ENDPOINTS, INTERNAL_ENDPOINTS, PUBLIC_ENDPOINTS };
+export { internalContractsOf, type InternalContract } from './internal-endpoints.ts';
+export { EventNamesSchema } from './public.ts';
+export { openApiPath, type Endpoint, type EndpointAccess, type HttpMethod, type OperationDoc, type ServiceName } from './endpoint.ts';

@@ -1,0 +1,77 @@
+import type { z } from 'zod';
+import {
+  DeliveryOutcomeRequestSchema,
+  DeliveryOutcomesAnswerSchema,
+  DeliveryOutcomesRequestSchema,
+  DeliveryOutcomeStateSchema,
+  EndpointStatsAnswerSchema,
+  EndpointStatsRequestSchema,
+  InternalCampaignSchema,
+  InternalEndpointDetailSchema,
+  InternalEndpointListSchema,
+  InternalIssueSchema,
+  InternalStatusChangeRequestSchema,
+  type InternalRouteContract,
+} from '../internal.ts';
+import type { Endpoint, ServiceName } from './endpoint.ts';
+
+/**
+ * Service-to-service endpoints under /internal/v1 (never routed by the gateway), with the
+ * caller's view of their bodies (libs/contract/src/internal.ts). `internalContractsOf` groups them
+ * per caller and owner for the committed snapshots (docs/development.md, "Internal contracts").
+ */
+/** An internal endpoint: its owner, its one caller, and the bodies that caller sends (`request`) and parses (`response`, a 200). */
+const internal = <O extends ServiceName>(method: 'GET' | 'POST', path: string, owner: O, caller: ServiceName, bodies: { request?: z.ZodType; response?: z.ZodType } = {}) => ({
+  method,
+  path,
+  owner,
+  auth: 'internal' as const,
+  callers: [caller],
+  ...(bodies.request ? { request: { body: bodies.request } } : {}),
+  ...(bodies.response ? { response: { status: 200, body: bodies.response } } : {}),
+});
+
+export const INTERNAL_ENDPOINTS = {
+  // delivery → webhook (services/delivery/src/clients/webhook-client.ts)
+  internalListEndpoints: internal('GET', '/internal/v1/orgs/:orgId/endpoints', 'webhook', 'delivery', { response: InternalEndpointListSchema }),
+  internalGetWebhook: internal('GET', '/internal/v1/webhooks/:id', 'webhook', 'delivery'),
+  internalGetEndpoint: internal('GET', '/internal/v1/webhooks/:id/endpoint', 'webhook', 'delivery', { response: InternalEndpointDetailSchema }),
+  internalDeliveryOutcome: internal('POST', '/internal/v1/webhooks/:id/delivery-outcome', 'webhook', 'delivery', {
+    request: DeliveryOutcomeRequestSchema,
+    response: DeliveryOutcomeStateSchema,
+  }),
+  internalDeliveryOutcomes: internal('POST', '/internal/v1/delivery-outcomes', 'webhook', 'delivery', {
+    request: DeliveryOutcomesRequestSchema,
+    response: DeliveryOutcomesAnswerSchema,
+  }),
+  // webhook → delivery (services/webhook/src/clients/delivery-client.ts)
+  internalEndpointStats: internal('POST', '/internal/v1/endpoint-stats', 'delivery', 'webhook', { request: EndpointStatsRequestSchema, response: EndpointStatsAnswerSchema }),
+  // issue → campaign (services/issue/src/directory/campaign-client.ts)
+  internalGetCampaign: internal('GET', '/internal/v1/campaigns/:id', 'campaign', 'issue', { response: InternalCampaignSchema }),
+  // integration → issue (services/integration/src/clients/issue-client.ts)
+  internalGetIssue: internal('GET', '/internal/v1/issues/:id', 'issue', 'integration', { response: InternalIssueSchema }),
+  internalChangeIssueStatus: internal('POST', '/internal/v1/issues/:id/status', 'issue', 'integration', { request: InternalStatusChangeRequestSchema }),
+} satisfies Record<string, Endpoint>;
+
+export interface InternalContract {
+  caller: ServiceName;
+  owner: ServiceName;
+  routes: InternalRouteContract[];
+}
+
+/**
+ * Each caller's contract with each owner, keyed `<caller>-to-<owner>`, routes in manifest order:
+ * the shape of `INTERNAL_CONTRACTS` (internal.ts), which tests/contracts checks against this.
+ */
+export function internalContractsOf(endpoints: Record<string, Endpoint> = INTERNAL_ENDPOINTS): Record<string, InternalContract> {
+  const out: Record<string, InternalContract> = {};
+  for (const e of Object.values(endpoints)) {
+    if (e.auth !== 'internal') continue;
+    if (e.method !== 'GET' && e.method !== 'POST') throw new Error(`manifest: internal ${e.method} ${e.path} is neither GET nor POST`);
+    for (const caller of e.callers) {
+      const contract = (out[`${caller}-to-${e.owner}`] ??= { caller, owner: e.owner, routes: [] });
+      contract.routes.push({ method: e.method, path: e.path, ...(e.request?.body ? { request: e.request.body } : {}), ...(e.response?.body ? { response: e.response.body } : {}) });
+    }
+  }
+  return out;
+}
