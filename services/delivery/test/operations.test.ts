@@ -171,9 +171,10 @@ describe('a disabled endpoint', () => {
   it('has its waiting deliveries cancelled at once, each logged, leaving leased ones to their attempt', async () => {
     const endpoint = suite.stub.add(randomUUID(), 'https://receiver.example/hook');
     const schema = suite.iso.schema;
+    // Due in an hour, as a delivery waiting for its next try: the suite's running worker must not take it first.
     const insert = (status: string, lease: string | null) =>
       queryRows(
-        `insert into "${schema}".deliveries (id, event_id, event_type, endpoint_id, org_id, url, status, lease_token) values ($1, $2, 'IssueCreated', $3, $4, $5, $6, $7) returning id`,
+        `insert into "${schema}".deliveries (id, event_id, event_type, endpoint_id, org_id, url, status, lease_token, next_attempt_at) values ($1, $2, 'IssueCreated', $3, $4, $5, $6, $7, now() + interval '1 hour') returning id`,
         [randomUUID(), randomUUID(), endpoint.id, endpoint.orgId, endpoint.url, status, lease],
       );
     await insert('pending', null);
