@@ -45,7 +45,7 @@ describe('route matching', () => {
     }
   });
 
-  it('routes the integration service as docs/development.md says', () => {
+  it('routes the integration service as admin-api-v1.md lists it', () => {
     const table = ROUTES.filter((r) => 'upstream' in r && r.upstream === 'integration').map((r) => [r.method, r.pattern, r.auth]);
     expect(table).toEqual([
       ['POST', '/admin/v1/organizations/:orgId/integrations', 'admin'],
@@ -64,7 +64,7 @@ describe('route matching', () => {
     expect('forwardHeaders' in hook && hook.forwardHeaders).toEqual(expect.arrayContaining(['x-hub-signature-256', 'x-hub-signature', 'linear-signature']));
   });
 
-  it('routes the public API as docs/development.md says', () => {
+  it('routes the public API as public-api-v1.md lists it', () => {
     const table = ROUTES.filter((r) => r.auth === 'api-key').map((r) => [r.method, r.pattern, r.auth === 'api-key' ? r.scope : '', 'upstream' in r ? r.upstream : 'gateway']);
     expect(table).toEqual([
       ['GET', '/api/v1/me', 'any', 'gateway'],
