@@ -1,6 +1,6 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ISSUE_SEVERITIES, ISSUE_TYPES } from '@preflight/contract';
-import { callerHeaders } from '@preflight/http';
+import { parseSigningKey, signServiceToken } from '@preflight/service-auth';
 import { call, freshTenant } from '../support/client.ts';
 import { startSystem } from '../support/system.ts';
 import { startBaseline } from './lib/baseline.ts';
@@ -9,7 +9,7 @@ import { coresTakenFromRun, cpuMeter, settle, type CpuGroups, type CpuUsage } fr
 import { machineFacts, type MachineFacts } from './lib/machine.ts';
 import { httpOp, openLoop, type OpenLoopResult } from './lib/open-loop.ts';
 import { startRawSqlBaseline } from './lib/raw-sql.ts';
-import { fmtMs, fmtRate, fmtRatio, machineCaveat, machineLine, table } from './lib/report.ts';
+import { fmtMs, fmtRate, fmtRatio, machineCaveat, machineLine, table, targetsSection } from './lib/report.ts';
 import { postgresVersion } from './lib/postgres.ts';
 
 /**
@@ -93,8 +93,6 @@ export interface TargetCheck {
 /** Cores the hypervisor took from this machine during a window; NaN when unmeasured. */
 const stolenCoresIn = (u: CpuUsage | undefined): number => (u ? (u.seconds.stolen ?? 0) / u.wallS : NaN);
 const worst = (...v: number[]) => v.reduce((a, b) => (Number.isNaN(a) ? b : Number.isNaN(b) ? a : Math.max(a, b)), NaN);
-/** Above this, a figure says more about the neighbours than about the code. */
-const NOISY_CORES = 0.25;
 
 export interface FoundationReport {
   settings: FoundationSettings;
@@ -214,7 +212,11 @@ export async function runFoundation(s: FoundationSettings, onCleanup: Cleanup): 
   const postJson = { ...json, 'content-type': 'application/json' };
   const listPath = `/api/v1/campaigns/${listCampaign.id}/issues?page=1&pageSize=${s.pageSize}`;
   const createPath = `/api/v1/campaigns/${createCampaign.id}/issues`;
-  const caller = (key: { id: string; name: string }) => callerHeaders({ kind: 'api-key', orgId, keyId: key.id, keyName: key.name });
+  // What the gateway adds: its signed token for the key (the longest-lived one accepted, 300 s, so a scenario never outlives it).
+  const gatewayKey = parseSigningKey('gateway', sys.serviceAuth.keys.gateway!);
+  const caller = async (key: { id: string; name: string }) => ({
+    authorization: `Bearer ${await signServiceToken(gatewayKey, { from: 'gateway', to: 'issue', caller: { kind: 'api-key', orgId, keyId: key.id, keyName: key.name }, ttlSeconds: 300 })}`,
+  });
 
   // The list body the baseline answers is the one the service really answers.
   const listRes = await fetch(`${sys.gatewayUrl}${listPath}`, { headers: { ...json, 'x-api-key': listKey.key } });
@@ -223,7 +225,7 @@ export async function runFoundation(s: FoundationSettings, onCleanup: Cleanup): 
   if (listRes.status !== 200 || page.items.length !== s.pageSize || page.total !== s.seedIssues) {
     throw new Error(`list answered ${listRes.status} with ${page.items?.length} items of ${page.total}; expected ${s.pageSize} of ${s.seedIssues}`);
   }
-  const directList = await probe({ url: `${sys.serviceUrls.issue}${listPath}`, method: 'GET', headers: { ...json, ...caller(listKey) }, expectStatus: 200 });
+  const directList = await probe({ url: `${sys.serviceUrls.issue}${listPath}`, method: 'GET', headers: { ...json, ...(await caller(listKey)) }, expectStatus: 200 });
   if (directList !== listBody) throw new Error('the issue service answered the list differently from the gateway');
 
   const created = await fetch(`${sys.gatewayUrl}${createPath}`, { method: 'POST', headers: { ...postJson, 'x-api-key': createKey.key }, body: createBody });
@@ -253,7 +255,7 @@ export async function runFoundation(s: FoundationSettings, onCleanup: Cleanup): 
     log(`GET ${s.pageSize} of ${s.seedIssues} issues`);
     const targets: Array<[PathKind, HttpTarget]> = [
       ['gateway', { url: `${sys.gatewayUrl}${listPath}`, method: 'GET', headers: { ...json, 'x-api-key': listKey.key }, expectStatus: 200 }],
-      ['direct', { url: `${sys.serviceUrls.issue}${listPath}`, method: 'GET', headers: { ...json, ...caller(listKey) }, expectStatus: 200 }],
+      ['direct', { url: `${sys.serviceUrls.issue}${listPath}`, method: 'GET', headers: { ...json, ...(await caller(listKey)) }, expectStatus: 200 }],
       ['express', { url: `${baseline.url}${listPath}`, method: 'GET', headers: json, expectStatus: 200 }],
     ];
     const paths: PathFigures[] = [];
@@ -265,7 +267,7 @@ export async function runFoundation(s: FoundationSettings, onCleanup: Cleanup): 
     log('POST an issue, all on one campaign');
     const targets: Array<[PathKind, HttpTarget]> = [
       ['gateway', { url: `${sys.gatewayUrl}${createPath}`, method: 'POST', headers: { ...postJson, 'x-api-key': createKey.key }, body: createBody, expectStatus: 201 }],
-      ['direct', { url: `${sys.serviceUrls.issue}${createPath}`, method: 'POST', headers: { ...postJson, ...caller(createKey) }, body: createBody, expectStatus: 201 }],
+      ['direct', { url: `${sys.serviceUrls.issue}${createPath}`, method: 'POST', headers: { ...postJson, ...(await caller(createKey)) }, body: createBody, expectStatus: 201 }],
       ['express', { url: `${baseline.url}${createPath}`, method: 'POST', headers: postJson, body: createBody, expectStatus: 201 }],
     ];
     const paths: PathFigures[] = [];
@@ -395,26 +397,9 @@ export function foundationMarkdown(r: FoundationReport, command: string, note?: 
   out.push('- Between phases the harness waits (up to 90 s) until the processes of the run use less than 0.15 cores, so that the event consumers, the outbox relay and Postgres have finished with the previous phase before the next is measured.');
   out.push(`- Latency: open loop at a fixed ${s.rate} requests/s (undici), ${s.openWarmupS} s warm-up then ${s.openDurationS} s; each request is timed from its scheduled send time to the last byte, so stalls are not hidden (no coordinated omission).`);
   out.push(`- List: \`GET /api/v1/campaigns/{id}/issues?page=1&pageSize=${s.pageSize}\` on a campaign seeded with ${s.seedIssues} issues. Create: \`POST /api/v1/campaigns/{id}/issues\` (title, description, severity, type, pageUrl), every request on the same campaign, so creates queue on its sequence row.`);
-  out.push('- Paths: **gateway** = API key through the gateway to the issue service; **direct** = the same request to the issue service with the caller headers the gateway adds (`callerHeaders()`); **express** = a bare express 5 handler in its own process answering the same list bytes / a fixed `{id, seqNumber}` 201; **raw SQL** = the writes the issue service\'s `createIssues()` makes for one issue (sequence upsert, issue row, history row, outbox row + `pg_notify`) in one transaction per create over `pg` (the service gathers a campaign\'s concurrent creates into shared transactions; the baseline does not), in a scratch schema built by the issue migrations.');
+  out.push('- Paths: **gateway** = API key through the gateway to the issue service; **direct** = the same request to the issue service with the signed service token the gateway adds; **express** = a bare express 5 handler in its own process answering the same list bytes / a fixed `{id, seqNumber}` 201; **raw SQL** = the writes the issue service\'s `createIssues()` makes for one issue (sequence upsert, issue row, history row, outbox row + `pg_notify`) in one transaction per create over `pg` (the service gathers a campaign\'s concurrent creates into shared transactions; the baseline does not), in a scratch schema built by the issue migrations.');
   out.push('');
-  out.push('### Targets');
-  out.push('');
-  out.push(
-    table(
-      ['Target', 'Measured', 'Baseline', 'Ratio', 'Threshold', 'Result'],
-      r.checks.map((c) => [
-        c.target,
-        c.measured,
-        c.baseline,
-        c.ratio,
-        c.threshold,
-        `${c.pass ? 'pass' : '**FAIL**'}${c.othersCores > NOISY_CORES ? ` (noisy: other processes and the hypervisor took ${c.othersCores.toFixed(2)} cores)` : ''}`,
-      ]),
-    ),
-  );
-  const passed = r.checks.filter((c) => c.pass).length;
-  out.push('');
-  out.push(`${passed} of ${r.checks.length} targets met.`);
+  out.push(...targetsSection(r.checks, 'Ratio', (c) => c.ratio));
   out.push('');
   out.push(`### Throughput at ${s.connections} connections`);
   out.push('');

@@ -530,6 +530,27 @@ describe('observability', () => {
       .flatMap((o) => o.spec.groups.flatMap((g: { rules: object[] }) => g.rules)) as Array<{ alert?: string; record?: string; expr: string; annotations?: Record<string, string>; labels?: Record<string, string> }>;
   }
 
+  /**
+   * The expressions of the alerts `names` in each render (default, production) of `owner`'s
+   * chart, once it is checked that they are all there, on `owner`'s metrics, and on in no other chart.
+   */
+  function ownedAlerts(owner: (typeof SERVICES)[number], names: string[]): Array<(alert: string) => string> {
+    const out: Array<(alert: string) => string> = [];
+    for (const s of SERVICES) {
+      for (const r of [`${s}:default`, `${s}:production`]) {
+        const on = rules(ofKind(r, 'PrometheusRule')).filter((a) => a.alert && names.includes(a.alert));
+        if (s !== owner) {
+          expect(on, r).toEqual([]);
+          continue;
+        }
+        expect(on.map((a) => a.alert).sort(), r).toEqual([...names].sort());
+        for (const a of on) expect(a.expr, `${r} ${a.alert}`).toContain(`service="${owner}"`);
+        out.push((name) => on.find((a) => a.alert === name)!.expr);
+      }
+    }
+    return out;
+  }
+
   it('every alert has a severity and a runbook_url whose anchor exists in docs/operations.md', () => {
     const anchors = githubAnchors(operations());
     const alerts = rules(rendered.get('preflight:production')!).filter((r) => r.alert);
@@ -599,24 +620,14 @@ describe('observability', () => {
 
   it('the webhook delivery alerts are on for delivery only, on its real metrics and label values', () => {
     const webhook = ['PreflightWebhookFailureRatio', 'PreflightWebhookEndpointsAutoDisabled', 'PreflightDeliveryBreakersOpen', 'PreflightWebhookDeliveriesLate'];
-    for (const s of SERVICES) {
-      for (const r of [`${s}:default`, `${s}:production`]) {
-        const on = rules(ofKind(r, 'PrometheusRule')).filter((a) => a.alert && webhook.includes(a.alert));
-        if (s !== 'delivery') {
-          expect(on, r).toEqual([]);
-          continue;
-        }
-        expect(on.map((a) => a.alert).sort(), r).toEqual([...webhook].sort());
-        for (const a of on) expect(a.expr, `${r} ${a.alert}`).toContain('service="delivery"');
-        const expr = (name: string) => on.find((a) => a.alert === name)!.expr;
-        // final outcomes are delivered | failed | cancelled (services/delivery/src/worker/scheduler.ts)
-        expect(expr('PreflightWebhookFailureRatio')).toContain('webhook_deliveries_total{namespace="preflight",service="delivery",outcome="failed"}');
-        expect(expr('PreflightWebhookFailureRatio')).toContain('outcome=~"delivered|failed"');
-        expect(metricNames(expr('PreflightWebhookEndpointsAutoDisabled'))).toEqual(['webhook_endpoints_auto_disabled_total']);
-        // gauges reported per replica (the late count is the same database-wide figure on each): max, never sum
-        expect(expr('PreflightDeliveryBreakersOpen')).toMatch(/^max by \(namespace, service\) \(delivery_circuit_breakers_open\{/);
-        expect(expr('PreflightWebhookDeliveriesLate')).toMatch(/^max by \(namespace, service\) \(webhook_deliveries_due_late\{/);
-      }
+    for (const expr of ownedAlerts('delivery', webhook)) {
+      // final outcomes are delivered | failed | cancelled (services/delivery/src/worker/scheduler.ts)
+      expect(expr('PreflightWebhookFailureRatio')).toContain('webhook_deliveries_total{namespace="preflight",service="delivery",outcome="failed"}');
+      expect(expr('PreflightWebhookFailureRatio')).toContain('outcome=~"delivered|failed"');
+      expect(metricNames(expr('PreflightWebhookEndpointsAutoDisabled'))).toEqual(['webhook_endpoints_auto_disabled_total']);
+      // gauges reported per replica (the late count is the same database-wide figure on each): max, never sum
+      expect(expr('PreflightDeliveryBreakersOpen')).toMatch(/^max by \(namespace, service\) \(delivery_circuit_breakers_open\{/);
+      expect(expr('PreflightWebhookDeliveriesLate')).toMatch(/^max by \(namespace, service\) \(webhook_deliveries_due_late\{/);
     }
     const list = JSON.parse(readFileSync(join(root, 'charts/metrics-used.json'), 'utf8'));
     expect(list.planned).toBeUndefined();
@@ -625,23 +636,13 @@ describe('observability', () => {
 
   it('the integration alerts are on for integration only, on its real metrics and label values', () => {
     const integration = ['PreflightIntegrationJobsBacklog', 'PreflightIntegrationConnectionsNeedAttention', 'PreflightIntegrationBreakersOpen', 'PreflightIntegrationJobFailures'];
-    for (const s of SERVICES) {
-      for (const r of [`${s}:default`, `${s}:production`]) {
-        const on = rules(ofKind(r, 'PrometheusRule')).filter((a) => a.alert && integration.includes(a.alert));
-        if (s !== 'integration') {
-          expect(on, r).toEqual([]);
-          continue;
-        }
-        expect(on.map((a) => a.alert).sort(), r).toEqual([...integration].sort());
-        for (const a of on) expect(a.expr, `${r} ${a.alert}`).toContain('service="integration"');
-        const expr = (name: string) => on.find((a) => a.alert === name)!.expr;
-        // failures are the tries a provider rejected or did not answer (services/integration/src/worker/job-worker.ts)
-        expect(expr('PreflightIntegrationJobFailures')).toContain('integration_jobs_total{namespace="preflight",service="integration",outcome=~"rejected|unavailable"}');
-        // database figures every replica reports alike, and per-replica breakers: max, never sum
-        expect(expr('PreflightIntegrationJobsBacklog')).toMatch(/^max by \(namespace, service\) \(integration_jobs_due\{/);
-        expect(expr('PreflightIntegrationConnectionsNeedAttention')).toMatch(/^max by \(namespace, service\) \(integration_connections_needing_attention\{/);
-        expect(expr('PreflightIntegrationBreakersOpen')).toMatch(/^max by \(namespace, service\) \(integration_circuit_breakers_open\{/);
-      }
+    for (const expr of ownedAlerts('integration', integration)) {
+      // failures are the tries a provider rejected or did not answer (services/integration/src/worker/job-worker.ts)
+      expect(expr('PreflightIntegrationJobFailures')).toContain('integration_jobs_total{namespace="preflight",service="integration",outcome=~"rejected|unavailable"}');
+      // database figures every replica reports alike, and per-replica breakers: max, never sum
+      expect(expr('PreflightIntegrationJobsBacklog')).toMatch(/^max by \(namespace, service\) \(integration_jobs_due\{/);
+      expect(expr('PreflightIntegrationConnectionsNeedAttention')).toMatch(/^max by \(namespace, service\) \(integration_connections_needing_attention\{/);
+      expect(expr('PreflightIntegrationBreakersOpen')).toMatch(/^max by \(namespace, service\) \(integration_circuit_breakers_open\{/);
     }
   });
 

@@ -1,8 +1,6 @@
-import { fmtMs, fmtRate, fmtRatio, machineCaveat, machineLine, table } from '../lib/report.ts';
+import { fmtMs, fmtRate, fmtRatio, machineCaveat, machineLine, table, targetsSection } from '../lib/report.ts';
 import type { CapacityPhase, EventsReport, ThroughputPhase } from './bench.ts';
 
-/** Above this, a figure says more about the neighbours than about the code. */
-const NOISY_CORES = 0.25;
 const n = (v: number) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '–');
 const f1 = (v: number | undefined) => (v !== undefined && Number.isFinite(v) ? v.toFixed(1) : '–');
 
@@ -51,23 +49,7 @@ export function eventsMarkdown(r: EventsReport, command: string, note?: string):
   );
   out.push('- Between phases the harness waits (up to 30 s) until the processes of the run use less than 0.15 cores.');
   out.push('');
-  out.push('### Targets');
-  out.push('');
-  out.push(
-    table(
-      ['Target', 'Measured', 'Baseline', 'Outbox ÷ bare', 'Threshold', 'Result'],
-      r.checks.map((c) => [
-        c.target,
-        c.measured,
-        c.baseline,
-        fmtRatio(c.ratio),
-        c.threshold,
-        `${c.pass ? 'pass' : '**FAIL**'}${c.othersCores > NOISY_CORES ? ` (noisy: other processes and the hypervisor took ${c.othersCores.toFixed(2)} cores)` : ''}`,
-      ]),
-    ),
-  );
-  out.push('');
-  out.push(`${r.checks.filter((c) => c.pass).length} of ${r.checks.length} targets met.`);
+  out.push(...targetsSection(r.checks, 'Outbox ÷ bare', (c) => fmtRatio(c.ratio)));
   out.push('');
   out.push(`### Latency at ${s.rate} events/s (open loop)`);
   out.push('');

@@ -11,6 +11,27 @@ export function table(head: string[], rows: string[][]): string {
   return [line(head), `|${head.map(() => '---').join('|')}|`, ...rows.map(line)].join('\n');
 }
 
+/** Above this many cores taken by other processes and the hypervisor, a figure says more about the neighbours than about the code. */
+export const NOISY_CORES = 0.25;
+
+/** A target of a section measured against a baseline. */
+export interface BaselineCheck {
+  target: string;
+  measured: string;
+  baseline: string;
+  threshold: string;
+  pass: boolean;
+  /** Cores other processes used during the windows this check rests on (the worst of them). */
+  othersCores: number;
+}
+
+/** The Targets table of a section with baselines (`ratio` fills its `ratioHead` column), then how many were met. */
+export function targetsSection<C extends BaselineCheck>(checks: C[], ratioHead: string, ratio: (c: C) => string): string[] {
+  const result = (c: C) => `${c.pass ? 'pass' : '**FAIL**'}${c.othersCores > NOISY_CORES ? ` (noisy: other processes and the hypervisor took ${c.othersCores.toFixed(2)} cores)` : ''}`;
+  const rows = checks.map((c) => [c.target, c.measured, c.baseline, ratio(c), c.threshold, result(c)]);
+  return ['### Targets', '', table(['Target', 'Measured', 'Baseline', ratioHead, 'Threshold', 'Result'], rows), '', `${checks.filter((c) => c.pass).length} of ${checks.length} targets met.`];
+}
+
 export function machineLine(m: MachineFacts, extra: string[] = []): string {
   return [
     `${m.nproc} CPUs (nproc), ${m.cpuModel}`,

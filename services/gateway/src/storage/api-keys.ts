@@ -1,5 +1,6 @@
 import { sql, type Kysely } from '@preflight/db';
 import type { Scope } from '@preflight/contract';
+import { touchLastUsedAt } from './last-used.ts';
 import type { IdentityDb } from './schema.ts';
 
 export interface ApiKeyRecord {
@@ -104,12 +105,5 @@ export async function revokeApiKey(db: Kysely<IdentityDb>, orgId: string, keyId:
   return row ? { keyHash: row.key_hash } : undefined;
 }
 
-/** The time check in SQL keeps replicas from all writing in the same minute. */
-export async function touchLastUsed(db: Kysely<IdentityDb>, keyId: string): Promise<void> {
-  await db
-    .updateTable('api_keys')
-    .set({ last_used_at: sql<Date>`now()` })
-    .where('id', '=', keyId)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]))
-    .execute();
-}
+/** At most one write a minute, whichever replica. */
+export const touchLastUsed = (db: Kysely<IdentityDb>, keyId: string): Promise<void> => touchLastUsedAt(db, 'api_keys', keyId);

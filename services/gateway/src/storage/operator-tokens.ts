@@ -1,4 +1,5 @@
 import { sql, type Kysely } from '@preflight/db';
+import { touchLastUsedAt } from './last-used.ts';
 import type { IdentityDb, OperatorScope } from './schema.ts';
 
 export interface OperatorTokenRecord {
@@ -96,11 +97,4 @@ export async function revokeOperatorToken(db: Kysely<IdentityDb>, id: string): P
 }
 
 /** As API keys' `touchLastUsed`: at most one write a minute, whichever replica. */
-export async function touchOperatorTokenLastUsed(db: Kysely<IdentityDb>, id: string): Promise<void> {
-  await db
-    .updateTable('operator_tokens')
-    .set({ last_used_at: sql<Date>`now()` })
-    .where('id', '=', id)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]))
-    .execute();
-}
+export const touchOperatorTokenLastUsed = (db: Kysely<IdentityDb>, id: string): Promise<void> => touchLastUsedAt(db, 'operator_tokens', id);
