@@ -18,7 +18,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'tests/charts/**/*.test.ts', 'tests/proto/**/*.test.ts', 'tests/lint/**/*.test.ts', 'tests/contracts/**/*.test.ts'],
+          include: ['libs/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'tests/charts/**/*.test.ts', 'tests/proto/**/*.test.ts', 'tests/lint/**/*.test.ts', 'tests/contracts/**/*.test.ts', 'tests/scripts/**/*.test.ts'],
         },
       },
       {

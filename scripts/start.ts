@@ -9,6 +9,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
+import { generateDeploymentKeys, type DeploymentKeys } from '@preflight/service-auth';
+import { localKeyRings } from './lib/local-keys.ts';
 import { REPO_ROOT, SERVICES, spawnService, waitUntilReady, type ServiceName, type ServiceProcess } from './lib/services.ts';
 
 const env = {
@@ -20,8 +22,11 @@ const STATE_FILE = join(REPO_ROOT, '.preflight', 'local.json');
 
 interface LocalState {
   adminToken?: string;
+  /** Before key rings moved into the database: adopted by localKeyRings, then removed. */
   webhookSecretKeys?: string;
   integrationSecretKeys?: string;
+  /** Each service's SERVICE_AUTH_KEY and the SERVICE_AUTH_PUBLIC_KEYS ring they all trust. */
+  serviceAuth?: DeploymentKeys;
   demo?: { orgId: string; key: string; campaignId: string };
 }
 
@@ -154,20 +159,29 @@ async function main(): Promise<void> {
     state.adminToken = adminToken;
     saveState(state);
   }
-  // The webhook service's secret-encryption keys: generated once and kept with the local state.
-  let webhookSecretKeys = process.env.WEBHOOK_SECRET_KEYS;
-  if (!webhookSecretKeys) {
-    webhookSecretKeys = state.webhookSecretKeys ?? `local1:${randomBytes(32).toString('base64')}`;
-    state.webhookSecretKeys = webhookSecretKeys;
+  // The at-rest key rings of the webhook and integration services: one per database, kept in
+  // it, so every checkout on this database agrees (scripts/lib/local-keys.ts). Rings this
+  // checkout kept in .preflight/local.json before are adopted once, then dropped from it.
+  const rings = await localKeyRings(env.DATABASE_URL, { webhook: state.webhookSecretKeys, integration: state.integrationSecretKeys });
+  for (const note of rings.notes) console.log(`• key ring ${note}`);
+  if (state.webhookSecretKeys || state.integrationSecretKeys) {
+    delete state.webhookSecretKeys;
+    delete state.integrationSecretKeys;
     saveState(state);
   }
-  // The integration service's key ring (provider credentials and inbound secrets at rest), kept the same way.
-  let integrationSecretKeys = process.env.INTEGRATION_SECRET_KEYS;
-  if (!integrationSecretKeys) {
-    integrationSecretKeys = state.integrationSecretKeys ?? `local1:${randomBytes(32).toString('base64')}`;
-    state.integrationSecretKeys = integrationSecretKeys;
+  const webhookSecretKeys = process.env.WEBHOOK_SECRET_KEYS ?? rings.webhook;
+  const integrationSecretKeys = process.env.INTEGRATION_SECRET_KEYS ?? rings.integration;
+
+  // The service-to-service signing keys: one pair per service, generated once and kept the same
+  // way (SERVICE_AUTH_PUBLIC_KEYS from the environment wins, with each SERVICE_AUTH_KEY_<NAME>).
+  const names = SERVICES.map((s) => s.name);
+  if (!state.serviceAuth || names.some((n) => !state.serviceAuth!.keys[n])) {
+    state.serviceAuth = generateDeploymentKeys(names, 'local1');
     saveState(state);
   }
+  const serviceAuth = process.env.SERVICE_AUTH_PUBLIC_KEYS
+    ? { publicKeys: process.env.SERVICE_AUTH_PUBLIC_KEYS, keys: Object.fromEntries(names.map((n) => [n, process.env[`SERVICE_AUTH_KEY_${n.toUpperCase()}`] ?? ''])) }
+    : state.serviceAuth;
 
   const ports = Object.fromEntries(SERVICES.map((s) => [s.name, Number(process.env[s.portVar] ?? s.defaultPort)])) as Record<ServiceName, number>;
   const shared: Record<string, string> = {
@@ -182,8 +196,9 @@ async function main(): Promise<void> {
     // What the integration service shows trackers as their inbound hook URL, and links issues to: the gateway.
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${ports.gateway}`,
     ISSUE_LINK_TEMPLATE: process.env.ISSUE_LINK_TEMPLATE ?? `http://127.0.0.1:${ports.gateway}/dashboard/issues/{issueId}`,
-    // The service ports trust the gateway's identity headers: on a laptop only this machine may reach them.
+    // The service ports take only signed service tokens; on a laptop no other machine reaches them at all.
     BIND_HOST: process.env.BIND_HOST ?? '127.0.0.1',
+    SERVICE_AUTH_PUBLIC_KEYS: serviceAuth.publicKeys,
     WEBHOOK_SECRET_KEYS: webhookSecretKeys,
     INTEGRATION_SECRET_KEYS: integrationSecretKeys,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? 'false',
@@ -202,7 +217,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
 
-  for (const svc of SERVICES) running.push(spawnService(svc.name, ports[svc.name], shared, printLine));
+  for (const svc of SERVICES) running.push(spawnService(svc.name, ports[svc.name], { ...shared, SERVICE_AUTH_KEY: serviceAuth.keys[svc.name] ?? '' }, printLine));
   for (const svc of running) {
     svc.child.once('exit', (code) => {
       if (!stopping) {

@@ -11,19 +11,25 @@ import { PublicIssueSchema } from './resources.ts';
 
 // --- delivery → webhook (services/delivery/src/clients/webhook-client.ts) ---
 
-/** One enabled endpoint (`GET /internal/v1/orgs/:orgId/endpoints?eventType=`), secrets included. */
+/**
+ * One enabled endpoint (`GET /internal/v1/orgs/:orgId/endpoints?eventType=&unsignable=include`),
+ * secrets included. With `unsignable=include` an endpoint whose secret no key of the webhook
+ * service opens comes too, `secretUnavailable: true` and `secret: null`: its deliveries wait
+ * for the key instead of vanishing (issue 22, finding 8). Without it, such endpoints are left out.
+ */
 export const InternalEndpointSchema = z.object({
   id: z.uuid(),
   url: z.string(),
-  secret: z.string().min(1),
+  secret: z.string().min(1).nullable(),
   /** During a rotation's grace: the secret before it, and when it stops being used. */
   previousSecret: z.string().min(1).nullish(),
   previousSecretExpiresAt: z.string().nullish(),
   events: z.array(z.string()),
+  secretUnavailable: z.boolean().optional(),
 });
 export const InternalEndpointListSchema = z.array(InternalEndpointSchema);
 
-/** One endpoint whatever its state or filter (`GET /internal/v1/webhooks/:id/endpoint`). */
+/** One endpoint whatever its state or filter (`GET /internal/v1/webhooks/:id/endpoint?unsignable=include`; without it, 409 when unsignable). */
 export const InternalEndpointDetailSchema = InternalEndpointSchema.extend({ orgId: z.uuid(), isEnabled: z.boolean() });
 
 /** `POST /internal/v1/webhooks/:id/delivery-outcome`. */

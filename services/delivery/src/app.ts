@@ -86,6 +86,7 @@ export function deliveryService(resolveHost?: Resolver): ServiceSpec<DeliveryDat
         logger,
         attemptTimeoutMs: config.DELIVERY_ATTEMPT_TIMEOUT_MS,
         retrySchedule: config.DELIVERY_RETRY_SCHEDULE_MS,
+        keyHoldMs: config.DELIVERY_KEY_HOLD_MS,
         maxPerEndpoint: config.DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT,
         workers: config.DELIVERY_WORKERS,
         pollIntervalMs: config.DELIVERY_POLL_INTERVAL_MS,

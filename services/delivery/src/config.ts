@@ -36,6 +36,9 @@ export const deliveryConfigShape = {
   // How long an organisation's endpoint list (URLs, secrets, filters) is reused for the fan-out
   // and for attempts: a deleted, disabled or new endpoint takes effect within this (0: ask every time).
   DELIVERY_ENDPOINT_CACHE_TTL_MS: env.int(2_000, { min: 0, max: 60_000 }),
+  // A delivery whose endpoint's secret the webhook service cannot open (its at-rest key is
+  // missing) waits, no attempt used, and is looked at again after this (docs/webhooks.md).
+  DELIVERY_KEY_HOLD_MS: env.int(10_000, { min: 100, max: 600_000 }),
 
   // Delivery semantics (public-api-v1.md 6.5): the whole attempt is bounded by the timeout;
   // the schedule lists the waits between attempts (attempts = waits + 1).

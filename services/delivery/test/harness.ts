@@ -88,6 +88,8 @@ export interface StubEndpoint {
   /** During a rotation's grace. */
   previousSecret?: string;
   previousSecretExpiresAt?: string;
+  /** The webhook service cannot open its secret (its at-rest key is missing): listed without one. */
+  secretUnavailable?: boolean;
 }
 
 /**
@@ -119,10 +121,10 @@ export const newSecret = (): string => randomBytes(32).toString('base64');
 const signingView = (e: StubEndpoint) => ({
   id: e.id,
   url: e.url,
-  secret: e.secret,
   events: e.events,
-  previousSecret: e.previousSecret ?? null,
-  previousSecretExpiresAt: e.previousSecretExpiresAt ?? null,
+  ...(e.secretUnavailable
+    ? { secret: null, previousSecret: null, previousSecretExpiresAt: null, secretUnavailable: true }
+    : { secret: e.secret, previousSecret: e.previousSecret ?? null, previousSecretExpiresAt: e.previousSecretExpiresAt ?? null }),
 });
 
 /** What the webhook service signals after a change (create, delete, rotate; `reset` for a re-enable). */

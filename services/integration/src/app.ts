@@ -11,6 +11,7 @@ import { eventJobsHandler, SYNC_CONSUMER } from './consumer/event-jobs.ts';
 import { migrations } from './migrations/index.ts';
 import { createSafeFetch, type Resolver } from './outbound/safe-fetch.ts';
 import { adminRegistrations, publicRegistrations } from './routes/index.ts';
+import { startRingHealth } from './secrets/ring-health.ts';
 import type { IntegrationDatabase } from './storage/schema.ts';
 import { ConnectionClients } from './worker/connection-clients.ts';
 import { startJobWorker } from './worker/job-worker.ts';
@@ -84,6 +85,7 @@ export function integrationService(resolvers: IntegrationResolvers = {}): Servic
         concurrency: 4,
         batchHandler: eventJobsHandler(config.EVENTS_SUBJECT_PREFIX, logger),
       });
+      const ringHealth = startRingHealth({ db: database.db, keys: config.INTEGRATION_SECRET_KEYS, registry, logger, intervalMs: config.INTEGRATION_SECRET_CHECK_INTERVAL_MS });
       const retention = startRetention(database.db, config.INTEGRATION_ACTIVITY_RETENTION_DAYS, logger);
       const targets = createTargetChecker({ allowPrivate, ...(resolvers.resolveHost ? { resolve: resolvers.resolveHost } : {}) });
       const base = config.PUBLIC_BASE_URL.replace(/\/+$/, '');
@@ -110,6 +112,7 @@ export function integrationService(resolvers: IntegrationResolvers = {}): Servic
           () => consumer.stop(),
           () => worker.stop(),
           async () => retention.stop(),
+          () => ringHealth.stop(),
           async () => breakers.shutdown(),
           () => issues.close(),
           () => safeFetch.close(),

@@ -18,6 +18,9 @@ export const integrationConfigShape = {
   // Provider credentials and inbound secrets at rest, like the webhook service's signing
   // secrets: `id:base64(32 bytes)`, comma-separated; the first key encrypts, every key decrypts.
   INTEGRATION_SECRET_KEYS: keyRingField(),
+  // How often every stored credential and inbound secret is opened with that ring (the
+  // `secrets_undecryptable` gauge; connections waiting for a key that is back resume); 0: only at start.
+  INTEGRATION_SECRET_CHECK_INTERVAL_MS: env.int(60_000, { min: 0, max: 86_400_000 }),
 
   // The issue service's internal API: issue details for tracker bodies, status changes from trackers.
   ISSUE_URL: env.url(['http', 'https'], 'http://127.0.0.1:8082'),

@@ -7,6 +7,12 @@ const { serviceMain } = await import('@preflight/service-kit');
 const { integrationService } = await import('./app.ts');
 const { loadIntegrationConfig } = await import('./config.ts');
 
+// The operator's command after an at-rest key rotation (docs/operations.md): no server, no NATS.
+if (process.argv[2] === 'reencrypt-secrets') {
+  const { reencryptCommand } = await import('./secrets/reencrypt.ts');
+  process.exit(await reencryptCommand(loadIntegrationConfig(), process.argv.slice(3)));
+}
+
 await serviceMain(integrationService(), () => loadIntegrationConfig(), {
   telemetry,
   beforeStart: (config, logger) => {

@@ -4,6 +4,7 @@ import { createDeliveryClient } from './clients/delivery-client.ts';
 import type { WebhookConfig } from './config.ts';
 import { migrations } from './migrations/index.ts';
 import { registrations } from './routes/index.ts';
+import { startRingHealth } from './secrets/ring-health.ts';
 import { startEndpointChangeSignal } from './signals/endpoints-changed.ts';
 import type { WebhookDatabase } from './storage/schema.ts';
 import { createTargetChecker, type HostResolver } from '@preflight/net';
@@ -20,15 +21,16 @@ export function webhookService(resolveHost?: HostResolver): ServiceSpec<WebhookD
     name: 'webhook',
     migrations,
     port: (config) => config.WEBHOOK_PORT,
-    wire({ config, logger, database }) {
+    wire({ config, logger, database, registry }) {
       const signal = startEndpointChangeSignal({ url: config.NATS_URL, subjectPrefix: config.EVENTS_SUBJECT_PREFIX, logger });
       const targets = createTargetChecker({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, ...(resolveHost ? { resolve: resolveHost } : {}) });
       const delivery = createDeliveryClient(config.DELIVERY_URL);
+      const health = startRingHealth({ db: database.db, keys: config.WEBHOOK_SECRET_KEYS, registry, logger, intervalMs: config.WEBHOOK_SECRET_CHECK_INTERVAL_MS });
       return {
         mount: (app) => {
-          for (const register of registrations) register(app, { db: database.db, keys: config.WEBHOOK_SECRET_KEYS, targets, logger, signal, delivery });
+          for (const register of registrations) register(app, { db: database.db, keys: config.WEBHOOK_SECRET_KEYS, secretFailures: health.failed, targets, logger, signal, delivery });
         },
-        releases: [() => signal.close()],
+        releases: [() => signal.close(), () => health.watch.stop()],
       };
     },
   };

@@ -14,6 +14,8 @@ export const webhookConfigShape = {
   // Signing secrets at rest: `id:base64(32 bytes)`, comma-separated. The first key encrypts new
   // secrets, every listed key decrypts (rotation: prepend the new key, keep the old ones).
   WEBHOOK_SECRET_KEYS: keyRingField(),
+  // How often every stored secret is opened with that ring (the `secrets_undecryptable` gauge); 0: only at start.
+  WEBHOOK_SECRET_CHECK_INTERVAL_MS: env.int(60_000, { min: 0, max: 86_400_000 }),
 
   // Core NATS, for the signal that drops the delivery service's cached endpoints when they
   // change (the webhook service publishes no domain events, so it needs no stream settings).

@@ -92,7 +92,7 @@ export function createWebhookClient(baseUrl: string): WebhookClient {
 
   const client: WebhookClient = {
     async endpointsFor(orgId, eventType) {
-      const res = await found(await call('GET', `/internal/v1/orgs/${encodeURIComponent(orgId)}/endpoints?eventType=${encodeURIComponent(eventType)}`), 'the endpoint list');
+      const res = await found(await call('GET', `/internal/v1/orgs/${encodeURIComponent(orgId)}/endpoints?eventType=${encodeURIComponent(eventType)}&unsignable=include`), 'the endpoint list');
       // A malformed org id names no organisation, hence no endpoints.
       return res ? json(res, InternalEndpointListSchema) : [];
     },
@@ -106,7 +106,7 @@ export function createWebhookClient(baseUrl: string): WebhookClient {
       return res !== undefined;
     },
     async endpointById(endpointId) {
-      const res = await found(await call('GET', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}/endpoint`), 'an endpoint lookup');
+      const res = await found(await call('GET', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}/endpoint?unsignable=include`), 'an endpoint lookup');
       return res ? json(res, EndpointDetailSchema) : undefined;
     },
     async reportOutcomes(all) {

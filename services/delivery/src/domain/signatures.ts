@@ -51,6 +51,14 @@ function signingKeys(e: SigningSecrets): SigningKeys {
   return { ...secretKeys(e.secret), previous: { ...secretKeys(e.previousSecret), until } };
 }
 
+/**
+ * Whether the webhook service could give the endpoint's secret: `secretUnavailable` (no key of
+ * its ring opens it) means the endpoint exists and its deliveries wait for the key, unsigned
+ * never (issue 22, finding 8).
+ */
+export const signable = <E extends { secret: string | null; secretUnavailable?: boolean | undefined }>(e: E): e is E & { secret: string } =>
+  e.secret !== null && e.secretUnavailable !== true;
+
 const keysOfEndpoint = new WeakMap<SigningSecrets, SigningKeys>();
 
 /**

@@ -5,10 +5,10 @@ import { Deadlines } from '../attempt/deadlines.ts';
 import { post, type PostResult } from '../attempt/post.ts';
 import { Targets, type Resolver } from '../attempt/target.ts';
 import type { EndpointDirectory } from '../clients/endpoint-directory.ts';
-import type { WebhookClient } from '../clients/webhook-client.ts';
+import type { Endpoint, WebhookClient } from '../clients/webhook-client.ts';
 import { newAttemptId } from '../domain/ids.ts';
 import { nextStep } from '../domain/schedule.ts';
-import { deliveryHeaders, signingKeysOf, type SigningSecrets } from '../domain/signatures.ts';
+import { deliveryHeaders, signable, signingKeysOf } from '../domain/signatures.ts';
 import { BREAKER_OPEN_ERROR, notStartedError } from '../domain/unsent.ts';
 import type { EarlyRecord } from '../fanout/early-start.ts';
 import { recordAttempts, releaseLease, type AttemptCompletion, type ClaimedDelivery, type UnreportedOutcome } from '../storage/deliveries.ts';
@@ -43,6 +43,8 @@ export interface AttemptRunnerOptions {
   attemptTimeoutMs: number;
   /** Waits between attempts; attempts in all = length + 1. */
   retrySchedule: readonly number[];
+  /** How long a delivery whose endpoint cannot be signed (its secret's key is missing) waits before it is looked at again. */
+  keyHoldMs: number;
   allowPrivate: boolean;
   resolve?: Resolver | undefined;
   /**
@@ -142,7 +144,7 @@ export function attemptRunner(opts: AttemptRunnerOptions): AttemptRunner {
    * recovery to one still enabled, whatever its filter (the operator chose the event); a test
    * to the endpoint whatever its state.
    */
-  async function endpointFor(row: ClaimedDelivery): Promise<SigningSecrets | undefined> {
+  async function endpointFor(row: ClaimedDelivery): Promise<Endpoint | undefined> {
     if (row.trigger === 'event') {
       const cached = opts.endpoints.cachedEndpoint(row.org_id, row.event_type, row.endpoint_id);
       return cached ? cached.endpoint : await opts.endpoints.endpoint(row.org_id, row.event_type, row.endpoint_id);
@@ -151,10 +153,26 @@ export function attemptRunner(opts: AttemptRunnerOptions): AttemptRunner {
     return endpoint && (endpoint.isEnabled || row.trigger === 'test') ? endpoint : undefined;
   }
 
+  /**
+   * The endpoint exists but its secret cannot be opened by the webhook service (an at-rest key
+   * missing or wrong there): no attempt is made or used, the delivery stays pending and is
+   * looked at again after `keyHoldMs`; it counts towards nothing (issue 22, finding 8).
+   */
+  async function holdForKey(w: Waiting): Promise<void> {
+    const row = w.row;
+    opts.metrics.heldForKey.inc({ trigger: row.trigger });
+    log.warn({ deliveryId: row.id, eventId: row.event_id, endpointId: row.endpoint_id, retryInMs: opts.keyHoldMs }, "endpoint's secret cannot be decrypted by the webhook service; delivery held, no attempt made");
+    // The key may come back before the cached answer expires: the next look then sees it.
+    if (row.trigger === 'event') opts.endpoints.refresh(row.org_id);
+    await giveBack(w, new Date(Date.now() + opts.keyHoldMs));
+  }
+
   async function unsent(w: Waiting, now: number, inFlight: number): Promise<void> {
     // An endpoint disabled meanwhile (most likely by these very failures) cancels it instead;
     // the webhook service not answering leaves it failed.
-    const gone = await endpointFor(w.row).then((e) => e === undefined, () => false);
+    const found = await endpointFor(w.row).then((e) => ({ e }), () => undefined);
+    if (found?.e && !signable(found.e)) return holdForKey(w);
+    const gone = found !== undefined && found.e === undefined;
     const attempt = { attemptId: w.row.attempt_count === 0 ? w.row.id : newAttemptId(), number: w.row.attempt_count + 1, attemptedAt: new Date(w.dueAt) };
     if (gone) return finish(w, { ...attempt, durationMs: 0, result: CANCELLED, outcome: 'cancelled' });
     return finish(w, {
@@ -182,6 +200,10 @@ export function attemptRunner(opts: AttemptRunnerOptions): AttemptRunner {
     // the X-Service-Delivery the receiver gets and the log shows.
     const attemptId = number === 1 ? row.id : newAttemptId();
     const attemptedAt = new Date();
+    if (endpoint && !signable(endpoint)) {
+      await holdForKey(w);
+      return;
+    }
     if (!endpoint) {
       await finish(w, {
         attemptId,

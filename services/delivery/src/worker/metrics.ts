@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Kysely } from '@preflight/db';
 import { backlog } from '../storage/deliveries.ts';
-import type { DeliveryDatabase } from '../storage/schema.ts';
+import { DELIVERY_TRIGGERS, type DeliveryDatabase } from '../storage/schema.ts';
 
 /** A delivery due this long ago and not attempted yet counts as late. */
 export const LATE_AFTER_MS = 5_000;
@@ -11,6 +11,7 @@ export interface DeliveryMetrics {
   attempts: Counter<'event_type' | 'outcome'>;
   attemptDuration: Histogram<string>;
   autoDisabled: Counter<string>;
+  heldForKey: Counter<'trigger'>;
 }
 
 /** The delivery metrics (names are what the alert rules use). */
@@ -50,6 +51,7 @@ export function deliveryMetrics(registry: Registry, db: Kysely<DeliveryDatabase>
       registers: [registry],
     }),
     autoDisabled: new Counter({ name: 'webhook_endpoints_auto_disabled_total', help: 'Endpoints the webhook service disabled after consecutive failed deliveries, as reported to this service.', registers: [registry] }),
+    heldForKey: heldForKeyCounter(registry),
   };
 }
 
@@ -84,4 +86,16 @@ export function stalledGauge(registry: Registry, count: () => number): void {
       this.set(count());
     },
   });
+}
+
+/** Present from the start (0 per trigger), so the alert and the running-system check see it before any hold. */
+function heldForKeyCounter(registry: Registry): Counter<'trigger'> {
+  const counter = new Counter({
+    name: 'webhook_deliveries_held_for_key_total',
+    help: "Times a due delivery was put back without an attempt because the webhook service cannot open its endpoint's secret (an at-rest key is missing), by trigger.",
+    labelNames: ['trigger'],
+    registers: [registry],
+  });
+  for (const trigger of DELIVERY_TRIGGERS) counter.inc({ trigger }, 0);
+  return counter;
 }

@@ -2,6 +2,7 @@ import { BreakerOpen } from '@preflight/breakers';
 import { SecretUnavailableError } from '@preflight/secret-box';
 import { IssueServiceUnavailable } from '../clients/issue-client.ts';
 import { backoffMs } from '../domain/backoff.ts';
+import { UNDECRYPTABLE } from '../domain/sealing.ts';
 import { providerErrorIn } from '../outbound/safe-fetch.ts';
 import { ProviderError } from '../providers/provider.ts';
 import type { ActivityEntry } from '../storage/activity.ts';
@@ -32,7 +33,6 @@ export interface TryVerdict {
 
 /** How long jobs wait when the issue service, our own dependency, does not answer. */
 const ISSUE_SERVICE_WAIT_MS = 5_000;
-const UNDECRYPTABLE = 'the credentials cannot be decrypted (their key is not configured); save them again';
 
 /**
  * The rules of what a finished try leaves behind (docs/integrations.md, "Retries and
