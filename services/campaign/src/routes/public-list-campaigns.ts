@@ -1,4 +1,4 @@
-import { CampaignListQuerySchema } from '@preflight/contract';
+import { CampaignListQuerySchema, type ResponseOf } from '@preflight/contract';
 import { parseQuery, requireApiKey, sendJson } from '@preflight/http';
 import { toPublicCampaign } from '../views/campaign-view.ts';
 import { listCampaigns } from '../storage/campaigns.ts';
@@ -10,6 +10,6 @@ export const publicListCampaigns: Registration = (app, { db }) => {
     const { orgId } = requireApiKey(req);
     const query = parseQuery(CampaignListQuerySchema, req.query);
     const rows = await listCampaigns(db, orgId, { status: query.status });
-    sendJson(req, res, 200, rows.map(toPublicCampaign));
+    sendJson(req, res, 200, rows.map(toPublicCampaign) satisfies ResponseOf<'listCampaigns'>);
   });
 };

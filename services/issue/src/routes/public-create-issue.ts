@@ -1,4 +1,4 @@
-import { CreateIssueRequestSchema } from '@preflight/contract';
+import { CreateIssueRequestSchema, type ResponseOf } from '@preflight/contract';
 import { parseBody, pathId, requireApiKey, sendJson } from '@preflight/http';
 import { fieldsFromPublicRequest } from '../domain/issue-fields.ts';
 import { apiKeyReporter } from '../domain/reporter.ts';
@@ -13,6 +13,6 @@ export const publicCreateIssue: Registration = (app, { directory, filing }) => {
     const campaign = await directory.campaignFor(campaignId, caller.orgId);
     const created = await filing.file(campaign, { fields: fieldsFromPublicRequest(body), reporter: apiKeyReporter(caller.keyName) });
     res.setHeader('Location', `/api/v1/issues/${created.id}`);
-    sendJson(req, res, 201, created);
+    sendJson(req, res, 201, created satisfies ResponseOf<'createIssue'>);
   });
 };

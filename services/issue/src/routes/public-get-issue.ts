@@ -1,3 +1,4 @@
+import type { ResponseOf } from '@preflight/contract';
 import { notFound, pathId, requireApiKey, sendJson } from '@preflight/http';
 import { toPublicIssue } from '../views/issue-view.ts';
 import { historyOf } from '../storage/issue-history.ts';
@@ -11,6 +12,6 @@ export const publicGetIssue: Registration = (app, { db }) => {
     const issueId = pathId(req.params.id, 'issue');
     const row = await findIssueDetail(db, issueId, caller.orgId);
     if (!row) throw notFound('issue', issueId);
-    sendJson(req, res, 200, toPublicIssue(row, await historyOf(db, issueId)));
+    sendJson(req, res, 200, toPublicIssue(row, await historyOf(db, issueId)) satisfies ResponseOf<'getIssue'>);
   });
 };

@@ -1,4 +1,4 @@
-import { IssueListQuerySchema } from '@preflight/contract';
+import { IssueListQuerySchema, type ResponseOf } from '@preflight/contract';
 import { parseQuery, pathId, requireApiKey, sendJson } from '@preflight/http';
 import { toIssuePage } from '../views/issue-view.ts';
 import { listIssues } from '../storage/issues.ts';
@@ -12,6 +12,6 @@ export const publicListIssues: Registration = (app, { db, directory }) => {
     const query = parseQuery(IssueListQuerySchema, req.query);
     await directory.campaignFor(campaignId, caller.orgId);
     const { rows, total } = await listIssues(db, { campaignId, ...query });
-    sendJson(req, res, 200, toIssuePage(rows, total, query));
+    sendJson(req, res, 200, toIssuePage(rows, total, query) satisfies ResponseOf<'listCampaignIssues'>);
   });
 };

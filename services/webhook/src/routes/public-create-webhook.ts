@@ -1,3 +1,4 @@
+import type { ResponseOf } from '@preflight/contract';
 import { requireApiKey, sendJson } from '@preflight/http';
 import type { Registration } from './context.ts';
 import { createWebhook } from './create-webhook.ts';
@@ -8,6 +9,6 @@ export const publicCreateWebhook: Registration = (app, ctx) => {
     const caller = requireApiKey(req);
     const created = await createWebhook(ctx, req.body, caller.orgId, 'api');
     res.setHeader('Location', `/api/v1/webhooks/${created.id}`);
-    sendJson(req, res, 201, created);
+    sendJson(req, res, 201, created satisfies ResponseOf<'createWebhook'>);
   });
 };

@@ -1,3 +1,4 @@
+import type { ResponseOf } from '@preflight/contract';
 import { sampleEnvelope } from '@preflight/events';
 import { AppError, requireApiKey, sendJson } from '@preflight/http';
 import type { Registration } from './context.ts';
@@ -12,6 +13,6 @@ export const publicEventSample: Registration = (app) => {
     const eventKey = req.params.eventKey;
     const envelope = sampleEnvelope(eventKey);
     if (!envelope) throw new AppError('not_found', `No emitted event is named '${eventKey}'; GET /api/v1/events lists them.`);
-    sendJson(req, res, 200, envelope);
+    sendJson(req, res, 200, envelope satisfies ResponseOf<'getEventSample'>);
   });
 };

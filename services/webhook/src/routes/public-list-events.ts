@@ -1,4 +1,4 @@
-import { EMITTED_EVENT_TYPES } from '@preflight/contract';
+import { EMITTED_EVENT_TYPES, type ResponseOf } from '@preflight/contract';
 import { requireApiKey, sendJson } from '@preflight/http';
 import type { Registration } from './context.ts';
 
@@ -6,6 +6,6 @@ import type { Registration } from './context.ts';
 export const publicListEvents: Registration = (app) => {
   app.get('/api/v1/events', (req, res) => {
     requireApiKey(req);
-    sendJson(req, res, 200, [...EMITTED_EVENT_TYPES]);
+    sendJson(req, res, 200, [...EMITTED_EVENT_TYPES] satisfies ResponseOf<'listEvents'>);
   });
 };

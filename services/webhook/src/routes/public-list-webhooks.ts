@@ -1,3 +1,4 @@
+import type { ResponseOf } from '@preflight/contract';
 import { requireApiKey, sendJson } from '@preflight/http';
 import { toPublicWebhook } from '../views/webhook-view.ts';
 import { listWebhooks } from '../storage/webhooks.ts';
@@ -8,6 +9,6 @@ export const publicListWebhooks: Registration = (app, { db }) => {
   app.get('/api/v1/webhooks', async (req, res) => {
     const caller = requireApiKey(req);
     const rows = await listWebhooks(db, caller.orgId);
-    sendJson(req, res, 200, rows.map(toPublicWebhook));
+    sendJson(req, res, 200, rows.map(toPublicWebhook) satisfies ResponseOf<'listWebhooks'>);
   });
 };
