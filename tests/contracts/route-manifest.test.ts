@@ -4,7 +4,7 @@
  * registers. A new endpoint missing from either side fails here, naming it.
  */
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument, endpointList, INTERNAL_CONTRACTS, internalContractsOf, openApiPath, PUBLIC_ENDPOINTS, type ServiceName } from '@preflight/contract';
+import { buildOpenApiDocument, endpointList, openApiPath, PUBLIC_ENDPOINTS, type ServiceName } from '@preflight/contract';
 import { ROUTES } from '../../services/gateway/src/routes/index.ts';
 import * as campaign from '../../services/campaign/src/routes/index.ts';
 import * as delivery from '../../services/delivery/src/routes/index.ts';
@@ -70,13 +70,5 @@ describe('route manifest', () => {
   it.each(Object.keys(SERVICES) as Array<keyof typeof SERVICES>)('%s registers exactly the entries it owns', (service) => {
     const owned = endpoints.filter((e) => e.owner === service).map((e) => key(e.method, e.path));
     expect(sorted(registered(SERVICES[service]))).toEqual(sorted(owned));
-  });
-});
-
-describe('internal contracts', () => {
-  it('are the manifest internal entries grouped by caller and owner', () => {
-    const routesOf = (contracts: Record<string, { caller: string; owner: string; routes: Array<{ method: string; path: string; request?: unknown; response?: unknown }> }>) =>
-      Object.fromEntries(Object.entries(contracts).map(([name, c]) => [name, { caller: c.caller, owner: c.owner, routes: c.routes.map((r) => ({ ...r })) }]));
-    expect(routesOf(internalContractsOf())).toEqual(routesOf(INTERNAL_CONTRACTS));
   });
 });

@@ -89,41 +89,10 @@ export type InternalCampaign = z.infer<typeof InternalCampaignSchema>;
 export type InternalIssue = z.infer<typeof InternalIssueSchema>;
 export type InternalStatusChangeRequest = z.infer<typeof InternalStatusChangeRequestSchema>;
 
-/** Each internal contract: caller, owner, and per route the request body it sends and the answer it parses. */
+/** One route of an internal contract as its caller uses it; the contracts are built from the route manifest (manifest/internal-endpoints.ts). */
 export interface InternalRouteContract {
   method: 'GET' | 'POST';
   path: string;
   request?: z.ZodType;
   response?: z.ZodType;
 }
-export const INTERNAL_CONTRACTS: Record<string, { caller: string; owner: string; routes: InternalRouteContract[] }> = {
-  'delivery-to-webhook': {
-    caller: 'delivery',
-    owner: 'webhook',
-    routes: [
-      { method: 'GET', path: '/internal/v1/orgs/:orgId/endpoints', response: InternalEndpointListSchema },
-      { method: 'GET', path: '/internal/v1/webhooks/:id' },
-      { method: 'GET', path: '/internal/v1/webhooks/:id/endpoint', response: InternalEndpointDetailSchema },
-      { method: 'POST', path: '/internal/v1/webhooks/:id/delivery-outcome', request: DeliveryOutcomeRequestSchema, response: DeliveryOutcomeStateSchema },
-      { method: 'POST', path: '/internal/v1/delivery-outcomes', request: DeliveryOutcomesRequestSchema, response: DeliveryOutcomesAnswerSchema },
-    ],
-  },
-  'webhook-to-delivery': {
-    caller: 'webhook',
-    owner: 'delivery',
-    routes: [{ method: 'POST', path: '/internal/v1/endpoint-stats', request: EndpointStatsRequestSchema, response: EndpointStatsAnswerSchema }],
-  },
-  'issue-to-campaign': {
-    caller: 'issue',
-    owner: 'campaign',
-    routes: [{ method: 'GET', path: '/internal/v1/campaigns/:id', response: InternalCampaignSchema }],
-  },
-  'integration-to-issue': {
-    caller: 'integration',
-    owner: 'issue',
-    routes: [
-      { method: 'GET', path: '/internal/v1/issues/:id', response: InternalIssueSchema },
-      { method: 'POST', path: '/internal/v1/issues/:id/status', request: InternalStatusChangeRequestSchema },
-    ],
-  },
-};

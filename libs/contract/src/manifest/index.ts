@@ -29,6 +29,6 @@ export const endpointList = (): Array<Endpoint & { id: EndpointId }> =>
   (Object.entries(ENDPOINTS) as Array<[EndpointId, Endpoint]>).map(([id, e]) => ({ id, ...e }));
 
 export { ADMIN_ENDPOINTS, HOOK_ENDPOINTS, INTERNAL_ENDPOINTS, PUBLIC_ENDPOINTS };
-export { internalContractsOf, type InternalContract } from './internal-endpoints.ts';
+export { INTERNAL_CONTRACTS, type InternalContract } from './internal-endpoints.ts';
 export { EventNamesSchema } from './public.ts';
 export { openApiPath, type Endpoint, type EndpointAccess, type HttpMethod, type OperationDoc, type ServiceName } from './endpoint.ts';

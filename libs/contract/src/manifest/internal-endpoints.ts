@@ -17,7 +17,7 @@ import type { Endpoint, ServiceName } from './endpoint.ts';
 
 /**
  * Service-to-service endpoints under /internal/v1 (never routed by the gateway), with the
- * caller's view of their bodies (libs/contract/src/internal.ts). `internalContractsOf` groups them
+ * caller's view of their bodies (libs/contract/src/internal.ts). `INTERNAL_CONTRACTS` groups them
  * per caller and owner for the committed snapshots (docs/development.md, "Internal contracts").
  */
 /** An internal endpoint: its owner, its one caller, and the bodies that caller sends (`request`) and parses (`response`, a 200). */
@@ -59,11 +59,8 @@ export interface InternalContract {
   routes: InternalRouteContract[];
 }
 
-/**
- * Each caller's contract with each owner, keyed `<caller>-to-<owner>`, routes in manifest order:
- * the shape of `INTERNAL_CONTRACTS` (internal.ts), which tests/contracts checks against this.
- */
-export function internalContractsOf(endpoints: Record<string, Endpoint> = INTERNAL_ENDPOINTS): Record<string, InternalContract> {
+/** Each caller's contract with each owner, keyed `<caller>-to-<owner>`, routes in manifest order. */
+function internalContractsOf(endpoints: Record<string, Endpoint> = INTERNAL_ENDPOINTS): Record<string, InternalContract> {
   const out: Record<string, InternalContract> = {};
   for (const e of Object.values(endpoints)) {
     if (e.auth !== 'internal') continue;
@@ -75,3 +72,6 @@ export function internalContractsOf(endpoints: Record<string, Endpoint> = INTERN
   }
   return out;
 }
+
+/** The internal contracts the snapshots under contracts/internal/ are written from (scripts/internal-contracts.ts). */
+export const INTERNAL_CONTRACTS = internalContractsOf();
