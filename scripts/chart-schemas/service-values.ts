@@ -8,7 +8,7 @@ export type JsonSchema = { [key: string]: unknown };
 /** Environment variable names, as `config` and `secretEnv` keys. */
 export const ENV_NAME: JsonSchema = { type: 'string', pattern: '^[A-Z_][A-Z0-9_]*$' };
 /** Credentials: only ever a secretKeyRef (secretEnv), never a plain `config` value. */
-export const SECRET_VARS = ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'NATS_URL', 'WEBHOOK_SECRET_KEYS', 'INTEGRATION_SECRET_KEYS'];
+export const SECRET_VARS = ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'NATS_URL', 'WEBHOOK_SECRET_KEYS', 'INTEGRATION_SECRET_KEYS', 'SERVICE_AUTH_KEY', 'SERVICE_AUTH_PUBLIC_KEYS'];
 /** What a `config` value may be in YAML: the chart renders it with `toString` (null and "" are left out). */
 export const ENV_VALUE_TYPES = ['string', 'number', 'boolean', 'null'];
 
@@ -247,6 +247,8 @@ export const serviceValuesSchema: JsonSchema = {
         integrationConnectionsNeedAttention: rule(threshold),
         integrationBreakersOpen: rule(threshold),
         integrationJobFailures: rule({ ratio: { type: 'number', exclusiveMinimum: 0, maximum: 1 }, minFailures: { type: 'number', minimum: 0 } }),
+        secretsUndecryptable: rule(),
+        webhookDeliveriesHeldForKey: rule(),
       }),
     }),
     'preflight-lib': { type: 'object', description: 'Values of the library dependency (unused; Helm adds the key).' },

@@ -29,7 +29,7 @@ const run = promisify(execFile);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SERVICES = ['gateway', 'campaign', 'issue', 'webhook', 'delivery', 'integration'] as const;
 const INSTALLABLE = [...SERVICES, 'preflight'] as const;
-const SECRET_VARS = ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'NATS_URL', 'WEBHOOK_SECRET_KEYS', 'INTEGRATION_SECRET_KEYS'];
+const SECRET_VARS = ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'NATS_URL', 'WEBHOOK_SECRET_KEYS', 'INTEGRATION_SECRET_KEYS', 'SERVICE_AUTH_KEY', 'SERVICE_AUTH_PUBLIC_KEYS'];
 /** The services on the event stream (libs/bus), and the stream settings' code defaults (libs/bus/src/events-config.ts). */
 const EVENT_SERVICES = ['campaign', 'issue', 'delivery', 'integration'] as const;
 const EVENTS_DEFAULTS = { EVENTS_STREAM: 'PREFLIGHT_EVENTS', EVENTS_SUBJECT_PREFIX: 'preflight', EVENTS_STREAM_REPLICAS: '1', EVENTS_STREAM_MAX_AGE_HOURS: '168' };
@@ -274,7 +274,19 @@ describe('policy', () => {
     }
     const gw = ofKind('gateway:default', 'Deployment')[0]!.spec.template.spec.containers[0];
     const refs = gw.env.filter((e: { valueFrom?: object }) => e.valueFrom).map((e: { name: string }) => e.name).sort();
-    expect(refs).toEqual(['ADMIN_TOKEN', 'DATABASE_URL', 'REDIS_URL']);
+    expect(refs).toEqual(['ADMIN_TOKEN', 'DATABASE_URL', 'REDIS_URL', 'SERVICE_AUTH_KEY']);
+  });
+
+  it('each service signs with its own key from the Secret, and the service ports trust the shared public ring', () => {
+    for (const r of ['preflight:default', 'preflight:production']) {
+      for (const s of ['gateway', 'campaign', 'issue', 'webhook', 'delivery', 'integration']) {
+        const env = ofKind(r, 'Deployment').find((o) => o.metadata.name === `preflight-${s}`)!.spec.template.spec.containers[0].env as Array<{ name: string; valueFrom?: { secretKeyRef?: object } }>;
+        const ref = (name: string) => env.find((e) => e.name === name)?.valueFrom?.secretKeyRef;
+        expect(ref('SERVICE_AUTH_KEY'), `${r} ${s}`).toEqual({ name: 'preflight-secrets', key: `service-auth-${s}` });
+        // The gateway's port is the public one: it checks API keys, not service tokens.
+        expect(ref('SERVICE_AUTH_PUBLIC_KEYS'), `${r} ${s}`).toEqual(s === 'gateway' ? undefined : { name: 'preflight-secrets', key: 'service-auth-public-keys' });
+      }
+    }
   });
 
   it('the webhook key ring comes from the Secret, and private targets stay refused outside local', () => {
@@ -572,6 +584,8 @@ describe('observability', () => {
         'PreflightIntegrationConnectionsNeedAttention',
         'PreflightIntegrationBreakersOpen',
         'PreflightIntegrationJobFailures',
+        'PreflightSecretsUndecryptable',
+        'PreflightWebhookDeliveriesHeldForKey',
       ]),
     );
     for (const a of alerts) {

@@ -18,7 +18,7 @@ export default async function setup(project: TestProject) {
   const every = Number(process.env.E2E_REPLICAS ?? 0);
   const replicas = every >= 2 ? Object.fromEntries(SERVICES.map((s) => [s.name, every])) : { delivery: 2 };
   const sys = await startSystem({}, { replicas });
-  project.provide('system', { gatewayUrl: sys.gatewayUrl, adminToken: sys.adminToken, serviceUrls: sys.serviceUrls });
+  project.provide('system', { gatewayUrl: sys.gatewayUrl, adminToken: sys.adminToken, serviceUrls: sys.serviceUrls, serviceAuth: sys.serviceAuth });
   return async () => {
     await sys.stop();
   };

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { REPO_ROOT, SERVICES, spawnService, waitUntilReady, type ServiceName, type ServiceProcess } from '../../scripts/lib/services.ts';
+import { generateDeploymentKeys, type DeploymentKeys } from '@preflight/service-auth';
 import { TEST_DATABASE_URL, TEST_NATS_URL, TEST_REDIS_URL, deleteStreams, dropSchemas, freePort, isolatedName } from '@preflight/testing';
 
 /** What a test needs to drive a running system over HTTP, as a client would. */
@@ -9,6 +10,8 @@ export interface SystemInfo {
   gatewayUrl: string;
   adminToken: string;
   serviceUrls: Record<ServiceName, string>;
+  /** Each service's SERVICE_AUTH_KEY and the SERVICE_AUTH_PUBLIC_KEYS they all trust: tests mint tokens to the service ports with them. */
+  serviceAuth: DeploymentKeys;
 }
 
 export interface RunningSystem extends SystemInfo {
@@ -45,6 +48,7 @@ export async function startSystem(overrides: Record<string, string> = {}, option
   const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s.name, await freePort()]))) as Record<ServiceName, number>;
   const adminToken = `adm_test_${randomBytes(16).toString('hex')}`;
   const stream = isolatedName('events').toUpperCase();
+  const serviceAuth = generateDeploymentKeys(SERVICES.map((s) => s.name), 'e2e');
   const env: Record<string, string> = {
     DATABASE_URL: TEST_DATABASE_URL,
     REDIS_URL: TEST_REDIS_URL,
@@ -69,6 +73,7 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     PUBLIC_BASE_URL: `http://127.0.0.1:${ports.gateway}`,
     ISSUE_LINK_TEMPLATE: `http://127.0.0.1:${ports.gateway}/dashboard/issues/{issueId}`,
     BIND_HOST: '127.0.0.1',
+    SERVICE_AUTH_PUBLIC_KEYS: serviceAuth.publicKeys,
     // Under the test runner several systems run side by side (the shared one and the files that
     // start their own, two at a time): small pools keep them all within Postgres's
     // max_connections (100). Benchmarks (not under vitest) keep the services' own pool size.
@@ -76,7 +81,7 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     ...Object.fromEntries(SERVICES.map((s) => [s.portVar, String(ports[s.name])])),
     ...overrides,
   };
-  const envFor = (name: ServiceName) => ({ ...env, DB_SCHEMA: schemas[name] });
+  const envFor = (name: ServiceName) => ({ ...env, DB_SCHEMA: schemas[name], SERVICE_AUTH_KEY: overrides.SERVICE_AUTH_KEY ?? serviceAuth.keys[name]! });
   const echo = process.env.E2E_ECHO ? (name: string, line: string) => console.log(`[${name}] ${line}`) : undefined;
 
   const processes = {} as Record<ServiceName, ServiceProcess>;
@@ -110,6 +115,7 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     gatewayUrl: serviceUrls.gateway,
     adminToken,
     serviceUrls,
+    serviceAuth,
     processes,
     replicas,
     schemas,

@@ -24,6 +24,11 @@ export interface AppOptions {
   rawBodies?: boolean;
   bodyLimitBytes?: number;
   trustProxy?: boolean | number | string;
+  /**
+   * Runs before any body is read and any route: the service-token check (libs/service-auth).
+   * Health, readiness and metrics are answered before it and stay open.
+   */
+  authenticate?: RequestHandler;
 }
 
 export interface ServiceApp {
@@ -91,6 +96,7 @@ export function createApp(opts: AppOptions, mount: (app: Express) => void): Serv
   app.use(traceMiddleware);
   app.use(httpMetrics(opts.registry));
   app.use(requestLog(opts.logger));
+  if (opts.authenticate) app.use(opts.authenticate);
   if (!opts.rawBodies) app.use(jsonBodies(opts.bodyLimitBytes));
 
   mount(app);

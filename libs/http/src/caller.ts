@@ -2,9 +2,10 @@ import type { Request } from 'express';
 import { AppError } from './errors.ts';
 
 /**
- * Identity headers the gateway adds after authenticating a request. Services trust them
- * because only the gateway can reach them (NetworkPolicy); the gateway strips any header with
- * this prefix that arrives from outside.
+ * Identity headers the gateway adds after authenticating a request (it strips any header with
+ * this prefix that arrives from outside). Services no longer read them: the caller they act
+ * for is the one in the gateway's signed service token (`bindCaller`, libs/service-auth). The
+ * gateway still sends them for services of the previous release during a rolling upgrade.
  */
 export const INTERNAL_HEADER_PREFIX = 'x-preflight-';
 export const CALLER_HEADERS = {
@@ -29,16 +30,29 @@ export function callerHeaders(caller: Caller): Record<string, string> {
   };
 }
 
+/** What the service-token check proved about a request: which service sent it, for whom. */
+export interface AuthenticatedCall {
+  service: string;
+  caller: Caller | undefined;
+}
+
+// A WeakMap, not a request property: nothing a client sends can set it.
+const calls = new WeakMap<Request, AuthenticatedCall>();
+
+/** Called once per request by the service-token check (libs/service-auth) before any route runs. */
+export function bindCall(req: Request, call: AuthenticatedCall): void {
+  calls.set(req, call);
+}
+
+/** The verified calling service and end caller; undefined before (or without) the check. */
+export function callOf(req: Request): AuthenticatedCall | undefined {
+  return calls.get(req);
+}
+
 export function callerOf(req: Request): Caller {
-  const actor = req.header(CALLER_HEADERS.actor);
-  if (actor === 'admin') return { kind: 'admin' };
-  const orgId = req.header(CALLER_HEADERS.orgId);
-  const keyId = req.header(CALLER_HEADERS.keyId);
-  const keyName = req.header(CALLER_HEADERS.keyName);
-  if (actor === 'api-key' && orgId && keyId && keyName !== undefined) {
-    return { kind: 'api-key', orgId, keyId, keyName: decodeURIComponent(keyName) };
-  }
-  throw new AppError('unauthorized', 'The request carries no authenticated caller.');
+  const caller = calls.get(req)?.caller;
+  if (caller) return caller;
+  throw new AppError('unauthorized', 'The request carries no authenticated caller (an API key or the operator, in a gateway service token).');
 }
 
 /** The organisation a caller is confined to; an operator (admin) sees every organisation. */

@@ -1,4 +1,5 @@
 import { env } from '@preflight/config';
+import type { PublicKeyRing, SigningKey } from '@preflight/service-auth';
 
 /** The local database every service defaults to (`npm start`). */
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/preflight';
@@ -49,4 +50,12 @@ export interface KitConfig {
   BIND_HOST?: string;
   /** Normally from `kitConfigShape` (serviceMain); tests may set it here. */
   READINESS_GRACE_MS?: number;
+  /**
+   * This service's key for the tokens it sends its peers. Like READINESS_GRACE_MS, read by
+   * `serviceMain` (libs/service-auth `serviceAuthConfigShape`), so no service's config.ts lists it;
+   * tests set both here.
+   */
+  SERVICE_AUTH_KEY?: SigningKey;
+  /** The keys of the tokens this port accepts; required unless the spec's `peers` is false (the gateway). */
+  SERVICE_AUTH_PUBLIC_KEYS?: PublicKeyRing;
 }

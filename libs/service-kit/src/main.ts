@@ -1,6 +1,7 @@
 import { applyRuntimeFlags, loadConfig as loadEnv, loadSourceMapsNow } from '@preflight/config';
 import { exitOnFatalErrors } from '@preflight/http';
 import { createLogger, type Logger } from '@preflight/log';
+import { serviceAuthConfigShape, serviceSigningConfigShape } from '@preflight/service-auth';
 import type { Telemetry } from '@preflight/telemetry';
 import { kitConfigShape, type KitConfig } from './config.ts';
 import { migrateService, runService, type ServiceSpec } from './run-service.ts';
@@ -30,5 +31,7 @@ export async function serviceMain<DB, C extends KitConfig, H extends object>(
   }
   if (opts.telemetry?.enabled) logger.info('tracing on: spans exported per OTEL_* settings (docs/operations.md, "Reading a trace")');
   opts.beforeStart?.(config, logger);
-  await runService(spec, { config, logger, host: config.BIND_HOST, ...(opts.telemetry ? { finally: [() => opts.telemetry!.shutdown()] } : {}) });
+  // After `migrate`, which calls no one and is called by no one: a migration Job needs no keys.
+  const auth = loadEnv(spec.peers === false ? serviceSigningConfigShape(spec.name) : serviceAuthConfigShape(spec.name));
+  await runService(spec, { config: { ...config, ...auth }, logger, host: config.BIND_HOST, ...(opts.telemetry ? { finally: [() => opts.telemetry!.shutdown()] } : {}) });
 }

@@ -6,6 +6,7 @@ import { connectNats, ensureStream, eventStreamOptions, type EventsConfig } from
 import { createDatabase, migrateToLatest, type Database, type Kysely, type MigrationSet } from '@preflight/db';
 import { createApp, createRegistry, serve, type AppOptions } from '@preflight/http';
 import { createLogger, type Logger } from '@preflight/log';
+import { serviceAuthGuard, serviceTokens, tokenVerifier, type ServiceTokens } from '@preflight/service-auth';
 import type { KitConfig } from './config.ts';
 
 export interface NatsResources {
@@ -22,6 +23,8 @@ export interface Resources<DB, C> {
   registry: Registry;
   /** With `events: true`: the connection, with the events stream ensured. */
   nats: NatsResources | undefined;
+  /** `Authorization` values for calls to other services, signed as this one (libs/service-auth). */
+  tokens: ServiceTokens;
 }
 
 /** What a service adds on top: its routes, the parts it started and how to release them. */
@@ -40,6 +43,12 @@ export interface ServiceSpec<DB, C extends KitConfig, H = object> {
   name: string;
   migrations: MigrationSet;
   port(config: C): number;
+  /**
+   * The services besides the gateway that call this port, each with a token of its own
+   * (libs/service-auth); anything else gets 401 or 403. `false`: a public port that
+   * authenticates its clients itself (the gateway).
+   */
+  peers: readonly string[] | false;
   /** Connects to NATS and ensures the events stream before `wire`. */
   events?: C extends EventsConfig ? boolean : false;
   wire(resources: Resources<DB, C>): Promise<Wiring<H>> | Wiring<H>;
@@ -101,13 +110,18 @@ export async function runService<DB, C extends KitConfig, H extends object = obj
   ];
 
   try {
+    const tokens = serviceTokens(required(config.SERVICE_AUTH_KEY, 'SERVICE_AUTH_KEY', 'this service\'s signing key'));
+    const authenticate =
+      spec.peers === false
+        ? undefined
+        : serviceAuthGuard({ self: spec.name, peers: spec.peers, verifier: tokenVerifier(spec.name, required(config.SERVICE_AUTH_PUBLIC_KEYS, 'SERVICE_AUTH_PUBLIC_KEYS', 'the keys of the services allowed to call this one')) });
     if (config.MIGRATE_ON_START) await migrateToLatest(database.db as Kysely<unknown>, database.schema, spec.migrations, logger);
     if (spec.events) {
       const conn = await connectNats({ url: (config as unknown as EventsConfig).NATS_URL, name: spec.name, logger });
       nats = { conn, js: jetstream(conn), jsm: await jetstreamManager(conn) };
       await ensureStream(nats.jsm, eventStreamOptions(config as unknown as EventsConfig));
     }
-    wiring = await spec.wire({ config, logger, database, registry, nats });
+    wiring = await spec.wire({ config, logger, database, registry, nats, tokens });
     const conn = nats?.conn;
     const { app, markDraining } = createApp(
       {
@@ -115,6 +129,7 @@ export async function runService<DB, C extends KitConfig, H extends object = obj
         logger,
         registry,
         ...wiring.app,
+        ...(authenticate ? { authenticate } : {}),
         readinessGraceMs: config.READINESS_GRACE_MS,
         readiness: {
           // Every route needs Postgres: the pod turns unready once it has been unreachable for
@@ -163,4 +178,10 @@ export async function runService<DB, C extends KitConfig, H extends object = obj
     }
     throw err;
   }
+}
+
+/** Checked here as well as by `serviceMain`: a port started without its keys must not serve anyone. */
+function required<T>(value: T | undefined, name: string, what: string): T {
+  if (value === undefined) throw new Error(`${name} is required: ${what} (docs/operations.md, "Service-to-service keys")`);
+  return value;
 }

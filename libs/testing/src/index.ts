@@ -3,3 +3,4 @@ export { eventually } from './eventually.ts';
 export { freePort } from './ports.ts';
 export { deleteStreams } from './streams.ts';
 export { eventPublisher, type Publisher } from './event-publisher.ts';
+export { SERVICE_NAMES, testServiceKeys, serviceAuthConfig, serviceAuthHeaders, testServiceToken, testSigningKey, testTokens } from './service-auth.ts';

@@ -33,6 +33,8 @@ export const campaignService: ServiceSpec<CampaignDatabase, CampaignConfig, Camp
   // Migrations see the schema as it was at their time, not as storage/schema.ts describes it now.
   migrations: campaignMigrations,
   port: (config) => config.CAMPAIGN_PORT,
+  // The issue service's campaign directory reads through to it.
+  peers: ['issue'],
   events: true,
   async wire({ config, logger, database, registry, nats }) {
     const { conn, js, jsm } = nats!;

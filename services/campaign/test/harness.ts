@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Kysely } from '@preflight/db';
-import { callerHeaders, type Caller } from '@preflight/http';
-import { deleteStreams, dropSchemas, isolatedName, TEST_DATABASE_URL, TEST_NATS_URL } from '@preflight/testing';
+import type { Caller } from '@preflight/http';
+import { deleteStreams, dropSchemas, isolatedName, serviceAuthConfig, serviceAuthHeaders, TEST_DATABASE_URL, TEST_NATS_URL } from '@preflight/testing';
 import { startCampaignService, type RunningCampaignService } from '../src/app.ts';
 import { loadCampaignConfig } from '../src/config.ts';
 import type { CampaignDatabase } from '../src/storage/schema.ts';
@@ -42,12 +42,13 @@ export async function startTestService(label: string): Promise<TestService> {
     },
     exitOnError: false,
   });
-  const service = await startCampaignService(config, { host: '127.0.0.1', exitOnShutdown: false });
-  const headers = (as?: Caller) => (as ? callerHeaders(as) : {});
-  const send = (method: string) => (path: string, body: unknown, as?: Caller) =>
+  const service = await startCampaignService({ ...config, ...serviceAuthConfig('campaign') }, { host: '127.0.0.1', exitOnShutdown: false });
+  // As the gateway for a caller; without one, as the issue service (the internal route's one peer).
+  const headers = (as?: Caller) => serviceAuthHeaders('campaign', as ? { caller: as } : { from: 'issue' });
+  const send = (method: string) => async (path: string, body: unknown, as?: Caller) =>
     fetch(`${service.url}${path}`, {
       method,
-      headers: { 'content-type': 'application/json', ...headers(as) },
+      headers: { 'content-type': 'application/json', ...(await headers(as)) },
       body: JSON.stringify(body),
     });
   return {
@@ -55,10 +56,10 @@ export async function startTestService(label: string): Promise<TestService> {
     service,
     stream,
     prefix,
-    get: (path, as) => fetch(`${service.url}${path}`, { headers: headers(as) }),
+    get: async (path, as) => fetch(`${service.url}${path}`, { headers: await headers(as) }),
     post: send('POST'),
     put: send('PUT'),
-    delete: (path, as) => fetch(`${service.url}${path}`, { method: 'DELETE', headers: headers(as) }),
+    delete: async (path, as) => fetch(`${service.url}${path}`, { method: 'DELETE', headers: await headers(as) }),
     stop: async () => {
       await service.shutdown();
       await dropSchemas([schema]);

@@ -33,10 +33,12 @@ export function deliveryService(resolveHost?: Resolver): ServiceSpec<DeliveryDat
     name: 'delivery',
     migrations,
     port: (config) => config.DELIVERY_PORT,
+    // The webhook service asks for the admin list's per-endpoint stats.
+    peers: ['webhook'],
     events: true,
-    async wire({ config, logger, database, registry, nats }) {
+    async wire({ config, logger, database, registry, nats, tokens }) {
       const { conn, js, jsm } = nats!;
-      const webhooks = createWebhookClient(config.WEBHOOK_URL);
+      const webhooks = createWebhookClient(config.WEBHOOK_URL, tokens);
       const endpoints = new EndpointDirectory(webhooks, config.DELIVERY_ENDPOINT_CACHE_TTL_MS);
       const metrics = deliveryMetrics(registry, database.db);
       const breakers = new Breakers(

@@ -3,9 +3,9 @@ import pg from 'pg';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connectNats } from '@preflight/bus';
 import { encodeEndpointsChanged, endpointsChangedSubject, type EndpointsChanged } from '@preflight/events';
-import { callerHeaders, type Caller } from '@preflight/http';
+import type { Caller } from '@preflight/http';
 import { createLogger } from '@preflight/log';
-import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, eventPublisher, eventually, isolatedName, type Publisher } from '@preflight/testing';
+import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, eventPublisher, eventually, isolatedName, serviceAuthConfig, serviceAuthHeaders, type Publisher } from '@preflight/testing';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { Resolver } from '../src/attempt/target.ts';
 import { startDeliveryService, type RunningDeliveryService } from '../src/app.ts';
@@ -284,13 +284,14 @@ export async function startDelivery(iso: Isolation, webhookUrl: string, env: Rec
     },
     false,
   );
-  const service = await startDeliveryService({ config, logger: silent, host: '127.0.0.1', exitOnShutdown: false, ...(resolveHost ? { resolveHost } : {}) });
+  const service = await startDeliveryService({ config: { ...config, ...serviceAuthConfig('delivery') }, logger: silent, host: '127.0.0.1', exitOnShutdown: false, ...(resolveHost ? { resolveHost } : {}) });
   const base = `http://127.0.0.1:${service.port}`;
   return {
     base,
     service,
     async call(method, path, { as, body } = {}) {
-      const headers: Record<string, string> = { ...(as ? callerHeaders(as) : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
+      // As the gateway for a caller; without one, as the webhook service (the internal route's one peer).
+      const headers: Record<string, string> = { ...(await serviceAuthHeaders('delivery', as ? { caller: as } : { from: 'webhook' })), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
       const res = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
       const text = await res.text();
       return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { testTokens } from '@preflight/testing';
 import { OUTCOMES_PER_CALL, createWebhookClient, foldSuccesses } from '../src/clients/webhook-client.ts';
 import { startWebhookStub } from './harness.ts';
 
@@ -40,7 +41,7 @@ describe('delivery outcomes sent to the webhook service', () => {
 
   it('go in calls of at most OUTCOMES_PER_CALL once folded, in order, however many a batch holds', async () => {
     const stub = await startWebhookStub();
-    const client = createWebhookClient(stub.url);
+    const client = createWebhookClient(stub.url, testTokens('delivery'));
     try {
       const [a, b, c] = [0, 1, 2].map(() => stub.add(randomUUID(), 'http://127.0.0.1:9/hook').id) as [string, string, string];
       // A fan-out batch of 32 events to 10 endpoints carries 320 outcomes; here 600 successes of

@@ -44,7 +44,9 @@ export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheT
     name: 'gateway',
     migrations,
     port: (config) => config.GATEWAY_PORT,
-    async wire({ config, logger, database, registry }) {
+    // The public port: clients authenticate with API keys and operator tokens, checked per route.
+    peers: false,
+    async wire({ config, logger, database, registry, tokens }) {
       const redis = createRedis(config.REDIS_URL, logger);
       if (!(await redisReady(redis, REDIS_STARTUP_WAIT_MS))) {
         logger.warn('Redis is not reachable; starting with per-replica rate limits and no key cache');
@@ -65,7 +67,7 @@ export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheT
       const operatorLastUsed = new LastUsedRecorder(database.db, logger, touchOperatorTokenLastUsed);
       const audit = new AuditRecorder(database.db, logger, metrics);
       audit.startSweep(config.AUDIT_LOG_RETENTION_DAYS);
-      const upstreams = createUpstreams(config, metrics, logger, opts.breaker ?? DEFAULT_BREAKER);
+      const upstreams = createUpstreams(config, metrics, logger, tokens, opts.breaker ?? DEFAULT_BREAKER);
       return {
         // Redis is not a readiness check on purpose: without it the gateway runs degraded, not unready.
         app: { rawBodies: true, trustProxy: trustProxySetting(config.TRUST_PROXY) },

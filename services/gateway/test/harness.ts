@@ -2,7 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { expect } from 'vitest';
-import { TEST_DATABASE_URL, TEST_REDIS_URL, dropSchemas, isolatedName } from '@preflight/testing';
+import { parsePublicKeys, tokenVerifier, type VerifiedCall } from '@preflight/service-auth';
+import { TEST_DATABASE_URL, TEST_REDIS_URL, dropSchemas, isolatedName, testServiceKeys, testSigningKey } from '@preflight/testing';
 import { startGateway, type GatewayOptions, type RunningGateway } from '../src/app.ts';
 import { loadGatewayConfig } from '../src/config.ts';
 
@@ -37,7 +38,9 @@ export async function startTestGateway(iso: Isolation, env: Record<string, strin
     false,
   );
   const config = READINESS_GRACE_MS === undefined ? gatewayConfig : { ...gatewayConfig, READINESS_GRACE_MS: Number(READINESS_GRACE_MS) };
-  return startGateway(config, { exitOnShutdown: false, port: 0, host: '127.0.0.1', ...opts });
+  // Its key for the tokens it forwards with (the kit reads SERVICE_AUTH_KEY beside the gateway's config).
+  const signed = { ...config, SERVICE_AUTH_KEY: testSigningKey('gateway') };
+  return startGateway(signed, { exitOnShutdown: false, port: 0, host: '127.0.0.1', ...opts });
 }
 
 export async function cleanUp(iso: Isolation): Promise<void> {
@@ -200,4 +203,10 @@ export async function metricValue(base: string, name: string, labels: Record<str
     if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) return Number(line.split(' ').at(-1));
   }
   return undefined;
+}
+
+/** What the service `to` makes of the Authorization a stand-in upstream received: the gateway's token, checked as the service checks it. */
+export async function forwardedCall(authorization: string | string[] | undefined, to: string): Promise<VerifiedCall> {
+  expect(authorization).toMatch(/^Bearer /);
+  return tokenVerifier(to, parsePublicKeys(testServiceKeys.publicKeys)).verify(String(authorization).slice('Bearer '.length));
 }

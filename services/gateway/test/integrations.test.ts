@@ -2,7 +2,7 @@ import { TRACKER_HOOK_BODY_LIMIT } from '@preflight/http';
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from '../src/app.ts';
-import { adminClient, bearer, call, cleanUp, expectProblem, isolation, startTestGateway, startUpstreamStub, type UpstreamStub } from './harness.ts';
+import { adminClient, bearer, call, cleanUp, expectProblem, forwardedCall, isolation, startTestGateway, startUpstreamStub, type UpstreamStub } from './harness.ts';
 
 /**
  * The integration service's routes through the gateway: the admin connection routes (operator
@@ -56,7 +56,7 @@ describe('admin integration routes', () => {
       expect(seen.url).toBe(path);
       expect(seen.body).toBe(body === undefined ? '' : JSON.stringify(body));
       expect(seen.headers['x-preflight-actor']).toBe('admin');
-      expect(seen.headers.authorization).toBeUndefined();
+      expect(await forwardedCall(seen.headers.authorization, 'integration')).toEqual({ service: 'gateway', caller: { kind: 'admin' } });
     }
   });
 
@@ -109,7 +109,9 @@ describe('inbound hooks', () => {
     expect(seen.headers['x-github-delivery']).toBe('d-1');
     expect(seen.headers['user-agent']).toBe('GitHub-Hookshot/abc');
     expect(seen.headers['content-type']).toBe('application/json');
-    for (const name of ['x-preflight-actor', 'x-preflight-org-id', 'authorization', 'cookie', 'x-unlisted']) expect(seen.headers[name], name).toBeUndefined();
+    for (const name of ['x-preflight-actor', 'x-preflight-org-id', 'cookie', 'x-unlisted']) expect(seen.headers[name], name).toBeUndefined();
+    // The client's Authorization is not passed on: the gateway's own token, with no caller, is.
+    expect(await forwardedCall(seen.headers.authorization, 'integration')).toEqual({ service: 'gateway', caller: undefined });
     // No Idempotency-Key handling on an unauthenticated route; the rate-limit headers are there.
     expect(res.headers.get('ratelimit-policy')).toBe(`"hook";q=${HOOK_LIMIT};w=60`);
   });
@@ -173,6 +175,6 @@ describe('inbound hooks', () => {
     const res = await call(gw.url, 'POST', `/integrations/v1/hooks/${randomUUID()}`, { headers: bearer(iso.adminToken), body: '{}' });
     expect(res.status).toBe(200);
     expect(lastSeen().headers['x-preflight-actor']).toBeUndefined();
-    expect(lastSeen().headers.authorization).toBeUndefined();
+    expect(await forwardedCall(lastSeen().headers.authorization, 'integration')).toEqual({ service: 'gateway', caller: undefined });
   });
 });

@@ -10,6 +10,7 @@ import {
   call,
   cleanUp,
   expectProblem,
+  forwardedCall,
   isolation,
   metricValue,
   startTestGateway,
@@ -176,7 +177,8 @@ describe('forwarding', () => {
     expect(seen.headers['x-preflight-key-id']).toBe(writer.id);
     expect(seen.headers['x-preflight-key-name']).toBe('CI%20bot%20%C3%BC');
     expect(seen.headers['x-preflight-anything']).toBeUndefined();
-    expect(seen.headers.authorization).toBeUndefined();
+    // The client's key stays behind; the service gets the gateway's token, which carries the caller.
+    expect(await forwardedCall(seen.headers.authorization, 'issue')).toEqual({ service: 'gateway', caller: { kind: 'api-key', orgId: org.id, keyId: writer.id, keyName: 'CI bot ü' } });
     expect(seen.headers.cookie).toBeUndefined();
     const [, forwardedTrace, parentSpan] = String(seen.headers.traceparent).split('-');
     expect(forwardedTrace).toBe(traceId);

@@ -36,14 +36,16 @@ export function integrationService(resolvers: IntegrationResolvers = {}): Servic
     name: 'integration',
     migrations,
     port: (config) => config.INTEGRATION_PORT,
+    // Only the gateway calls it (admin routes, the trackers' inbound hooks).
+    peers: [],
     events: true,
-    async wire({ config, logger, database, registry, nats }) {
+    async wire({ config, logger, database, registry, nats, tokens }) {
       const { js, jsm } = nats!;
       const allowPrivate = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
       const safeFetch = createSafeFetch({ allowPrivate, ...(resolvers.resolve ? { resolve: resolvers.resolve } : {}) });
       const fetch = safeFetch.create(config.INTEGRATION_CALL_TIMEOUT_MS);
       const clients = new ConnectionClients(config.INTEGRATION_SECRET_KEYS, fetch);
-      const issues = createIssueClient(config.ISSUE_URL);
+      const issues = createIssueClient(config.ISSUE_URL, tokens);
       const breakers = new Breakers(
         {
           metricPrefix: 'integration',

@@ -5,9 +5,9 @@ import { afterAll, beforeAll } from 'vitest';
 import type { IssueStatus } from '@preflight/contract';
 import { sql } from '@preflight/db';
 import { createEvent, toTimestamp, type DomainEvent } from '@preflight/events';
-import { callerHeaders, type Caller } from '@preflight/http';
+import type { Caller } from '@preflight/http';
 import { createLogger } from '@preflight/log';
-import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, eventPublisher, isolatedName, type Publisher } from '@preflight/testing';
+import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, eventPublisher, isolatedName, serviceAuthConfig, serviceAuthHeaders, type Publisher } from '@preflight/testing';
 import { startIntegrationService, type IntegrationResolvers, type RunningIntegrationService } from '../src/app.ts';
 import { loadIntegrationConfig } from '../src/config.ts';
 
@@ -119,6 +119,8 @@ export interface Reply {
 
 export interface IntegrationHarness {
   base: string;
+  /** Where the trackers' hooks go: a stand-in for the gateway that forwards them with its service token. */
+  hookBase: string;
   schema: string;
   prefix: string;
   service: RunningIntegrationService;
@@ -133,6 +135,28 @@ export interface IntegrationHarness {
   consumedEvents(): Promise<number>;
   /** Restarts the service on the same schema and stream (a crash or a deploy). */
   restart(): Promise<void>;
+}
+
+/**
+ * The gateway's part in a tracker's hook: the request forwarded as is (body byte for byte, the
+ * tracker's headers) with the gateway's service token, without which the service answers 401.
+ */
+async function startHookRelay(target: () => string): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name)) headers[name] = value;
+        const answer = await fetch(`${target()}${req.url}`, { method: req.method, headers: { ...headers, ...(await serviceAuthHeaders('integration')) }, body: Buffer.concat(chunks) });
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'text/plain' });
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      })().catch(() => res.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 export const FAST: Record<string, string> = {
@@ -152,6 +176,7 @@ export function integrationSuite(env: Record<string, string> = {}, resolvers: In
   const prefix = isolatedName('integration_subj');
   const keys = newKey('k1');
   let seq = 0;
+  let hookRelay: { url: string; close(): Promise<void> } | undefined;
 
   const start = async () => {
     const config = loadIntegrationConfig(
@@ -173,7 +198,7 @@ export function integrationSuite(env: Record<string, string> = {}, resolvers: In
       },
       false,
     );
-    h.service = await startIntegrationService({ config, logger: createLogger('integration-test', { level: 'silent' }), host: '127.0.0.1', exitOnShutdown: false, ...resolvers });
+    h.service = await startIntegrationService({ config: { ...config, ...serviceAuthConfig('integration') }, logger: createLogger('integration-test', { level: 'silent' }), host: '127.0.0.1', exitOnShutdown: false, ...resolvers });
     h.base = h.service.url;
   };
 
@@ -182,9 +207,11 @@ export function integrationSuite(env: Record<string, string> = {}, resolvers: In
     h.prefix = prefix;
     h.issues = await startIssueStandIn();
     await start();
+    hookRelay = await startHookRelay(() => h.base);
+    h.hookBase = hookRelay.url;
     h.pub = await eventPublisher(prefix);
     h.call = async (method, path, { as = asAdmin, body, raw, headers = {} } = {}) => {
-      const sent: Record<string, string> = { ...(as ? callerHeaders(as) : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers };
+      const sent: Record<string, string> = { ...(await serviceAuthHeaders('integration', as ? { caller: as } : {})), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers };
       const res = await fetch(`${h.base}${path}`, { method, headers: sent, ...(body !== undefined ? { body: JSON.stringify(body) } : raw !== undefined ? { body: raw } : {}) });
       const text = await res.text();
       return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
@@ -256,6 +283,7 @@ export function integrationSuite(env: Record<string, string> = {}, resolvers: In
 
   afterAll(async () => {
     await h.pub?.close();
+    await hookRelay?.close();
     await h.service?.shutdown('test finished');
     await h.issues?.close();
     await deleteStreams([stream]);

@@ -21,7 +21,8 @@ afterAll(async () => {
   await Promise.all([github?.close(), jira?.close(), linear?.close()]);
 });
 
-const hookUrl = (h: IntegrationHarness, connectionId: string) => `${h.base}/integrations/v1/hooks/${connectionId}`;
+// Through the gateway's stand-in: the service port answers the gateway's token, not a tracker.
+const hookUrl = (h: IntegrationHarness, connectionId: string) => `${h.hookBase}/integrations/v1/hooks/${connectionId}`;
 
 /** A connection whose tracker issue for a freshly filed Preflight issue exists and is linked. */
 async function linkedIssue(body: Record<string, unknown>, title: string): Promise<{ c: any; issue: StandInIssue }> {

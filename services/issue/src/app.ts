@@ -30,11 +30,13 @@ export const issueService: ServiceSpec<IssueDatabase, IssueConfig, { relay: Rela
   name: 'issue',
   migrations,
   port: (config) => config.ISSUE_PORT,
+  // The integration service reads issues and changes their status for the trackers.
+  peers: ['integration'],
   events: true,
-  async wire({ config, logger, database, registry, nats }) {
+  async wire({ config, logger, database, registry, nats, tokens }) {
     const { js, jsm } = nats!;
     const prefix = config.EVENTS_SUBJECT_PREFIX;
-    const campaigns = createCampaignClient(config.CAMPAIGN_URL);
+    const campaigns = createCampaignClient(config.CAMPAIGN_URL, tokens);
     let relay: OutboxRelay | undefined = startOutboxRelay({ db: database.db, pool: database.pool, schema: database.schema, js, logger, registry });
     const stopRelay = async () => {
       const current = relay;

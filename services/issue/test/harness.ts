@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import express from 'express';
 import { expect } from 'vitest';
-import { callerHeaders, type Caller } from '@preflight/http';
+import type { Caller } from '@preflight/http';
 import { createLogger } from '@preflight/log';
-import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, isolatedName } from '@preflight/testing';
+import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, isolatedName, serviceAuthConfig, serviceAuthHeaders } from '@preflight/testing';
 import { startIssueService, type RelayHandle, type RunningIssueService } from '../src/app.ts';
 import { loadIssueConfig } from '../src/config.ts';
 
@@ -121,7 +121,7 @@ export async function startHarness(opts: { campaignUrl?: string; poolMax?: numbe
   );
   let service: RunningIssueService;
   try {
-    service = await startIssueService({ config, logger: createLogger('issue-test', { level: 'silent' }), host: '127.0.0.1', exitOnShutdown: false });
+    service = await startIssueService({ config: { ...config, ...serviceAuthConfig('issue') }, logger: createLogger('issue-test', { level: 'silent' }), host: '127.0.0.1', exitOnShutdown: false });
   } catch (err) {
     await stub.close();
     await deleteStreams([stream]);
@@ -146,7 +146,8 @@ export async function startHarness(opts: { campaignUrl?: string; poolMax?: numbe
       const res = await fetch(`${base}${path}`, {
         method,
         headers: {
-          ...(as ? callerHeaders(as) : {}),
+          // As the gateway for a caller; without one, as the integration service (the internal routes' one peer).
+          ...(await serviceAuthHeaders('issue', as ? { caller: as } : { from: 'integration' })),
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
           ...headers,
         },

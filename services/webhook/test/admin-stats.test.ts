@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { testTokens } from '@preflight/testing';
 import { STATS_IDS_PER_CALL, createDeliveryClient } from '../src/clients/delivery-client.ts';
 import { NO_STATS, startDeliveryStandIn } from './delivery-stand-in.ts';
 import { PUBLIC_URL, asAdmin, asKey, startHarness, type Harness } from './harness.ts';
@@ -94,7 +95,7 @@ describe('GET /admin/v1/organizations/:orgId/webhooks stats', () => {
 describe('delivery client', () => {
   it('asks for at most 500 ids per call, the delivery service\'s limit, and answers them all', async () => {
     const ids = Array.from({ length: STATS_IDS_PER_CALL + 1 }, () => randomUUID());
-    const stats = await createDeliveryClient(`${h.delivery.url}/`).endpointStats(ids);
+    const stats = await createDeliveryClient(`${h.delivery.url}/`, testTokens('webhook')).endpointStats(ids);
     expect(h.delivery.calls.map((c) => c.ids.length).sort((a, b) => b - a)).toEqual([500, 1]);
     expect([...stats.keys()].sort()).toEqual([...ids].sort());
   });

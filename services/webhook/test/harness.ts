@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { createDatabase, type Database } from '@preflight/db';
-import { callerHeaders, type Caller } from '@preflight/http';
+import type { Caller } from '@preflight/http';
 import { createLogger } from '@preflight/log';
-import { TEST_DATABASE_URL, TEST_NATS_URL, dropSchemas, isolatedName } from '@preflight/testing';
+import { TEST_DATABASE_URL, TEST_NATS_URL, dropSchemas, isolatedName, serviceAuthConfig, serviceAuthHeaders } from '@preflight/testing';
 import { startWebhookService } from '../src/app.ts';
 import { loadWebhookConfig } from '../src/config.ts';
 import type { WebhookDatabase } from '../src/storage/schema.ts';
@@ -68,7 +68,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     false,
   );
   const service = await startWebhookService({
-    config,
+    config: { ...config, ...serviceAuthConfig('webhook') },
     logger: createLogger('webhook-test', { level: 'silent' }),
     host: '127.0.0.1',
     exitOnShutdown: false,
@@ -90,7 +90,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       const res = await fetch(`${base}${path}`, {
         method,
         headers: {
-          ...(as ? callerHeaders(as) : {}),
+          // As the gateway for a caller; without one, as the delivery service (the internal routes' one peer).
+          ...(await serviceAuthHeaders('webhook', as ? { caller: as } : { from: 'delivery' })),
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
           ...headers,
         },

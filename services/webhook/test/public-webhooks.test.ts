@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callerHeaders } from '@preflight/http';
+import { serviceAuthHeaders } from '@preflight/testing';
 import { CreateWebhookResponseSchema, PublicWebhookSchema, RESERVED_EVENT_TYPES } from '@preflight/contract';
 import { PUBLIC_URL, asAdmin, asKey, expectProblem, startHarness, type Harness } from './harness.ts';
 
@@ -126,7 +126,7 @@ describe('POST /api/v1/webhooks', () => {
   it('refuses other media types with 415', async () => {
     const res = await fetch(`${h.base}/api/v1/webhooks`, {
       method: 'POST',
-      headers: { ...callerHeaders(key), 'content-type': 'text/plain' },
+      headers: { ...(await serviceAuthHeaders('webhook', { caller: key })), 'content-type': 'text/plain' },
       body: JSON.stringify({ url: PUBLIC_URL }),
     });
     expect(res.status).toBe(415);

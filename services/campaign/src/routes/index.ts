@@ -1,3 +1,4 @@
+import { onlyFrom } from '@preflight/service-auth';
 import { adminAddSigner } from './admin-add-signer.ts';
 import { adminAddStamp } from './admin-add-stamp.ts';
 import { adminAddWaiver } from './admin-add-waiver.ts';
@@ -38,5 +39,6 @@ export const registrations: readonly Registration[] = [
   adminCreateTask,
   adminCreateTester,
   adminCompleteTask,
-  internalGetCampaign,
+  // The issue service's directory read-through; nobody else needs a campaign with its orgId.
+  onlyFrom(['issue'], internalGetCampaign),
 ];

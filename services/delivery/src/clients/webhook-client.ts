@@ -12,6 +12,7 @@ import {
   type InternalEndpointDetail,
 } from '@preflight/contract';
 import { outgoingTraceparent } from '@preflight/http';
+import type { ServiceTokens } from '@preflight/service-auth';
 
 /** The webhook service's internal answers as this client parses them (libs/contract, internal.ts; services/webhook/README.md). */
 export type Endpoint = InternalEndpoint;
@@ -49,18 +50,21 @@ export interface WebhookClient {
 
 const TIMEOUT_MS = 5_000;
 
-export function createWebhookClient(baseUrl: string): WebhookClient {
+/** `tokens` sign each call as the delivery service: the webhook service serves endpoint secrets to no one else. */
+export function createWebhookClient(baseUrl: string, tokens: Pick<ServiceTokens, 'authorization'>): WebhookClient {
   const dispatcher = new Agent({ connect: { timeout: TIMEOUT_MS }, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
   const base = baseUrl.replace(/\/+$/, '');
 
   async function call(method: 'GET' | 'POST', path: string, body?: unknown) {
     const traceparent = outgoingTraceparent();
     try {
+      const authorization = await tokens.authorization('webhook');
       return await request(`${base}${path}`, {
         method,
         dispatcher,
         headers: {
           accept: 'application/json',
+          authorization,
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
           ...(traceparent ? { traceparent } : {}),
         },

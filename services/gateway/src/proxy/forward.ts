@@ -82,11 +82,12 @@ async function send(
   const started = process.hrtime.bigint();
   let answer: UpstreamResponse;
   try {
+    const authorization = await upstream.authorization(caller);
     answer = await upstream.request(
       {
         method: req.method as 'GET',
         path: req.originalUrl,
-        headers: upstreamRequestHeaders(req.headers, caller, deps.forwardHeaders),
+        headers: upstreamRequestHeaders(req.headers, caller, authorization, deps.forwardHeaders),
         body,
         signal: abort.signal,
       },

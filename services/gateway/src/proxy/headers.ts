@@ -14,10 +14,12 @@ const FORWARDED_RESPONSE_HEADERS = ['content-type', 'content-length', 'location'
 
 /**
  * The headers a service gets: the allow-list, plus a route's own `extra` names (a tracker's
- * signature and event headers on the inbound hook), then the caller's identity. An
- * unauthenticated route has no caller, so no identity header at all.
+ * signature and event headers on the inbound hook), then the gateway's service token (which
+ * carries the caller: what the service trusts) and the caller's identity headers (read only by
+ * services of the previous release during a rolling upgrade). An unauthenticated route has no
+ * caller, so a token without one and no identity header at all.
  */
-export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, caller: Caller | undefined, extra: readonly string[] = []): Record<string, string> {
+export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, caller: Caller | undefined, authorization: string, extra: readonly string[] = []): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = incoming[name];
@@ -31,6 +33,7 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, caller: Ca
   if (traceparent) headers.traceparent = traceparent;
   // Set last, and checked, so nothing above can ever carry an identity header.
   for (const name of Object.keys(headers)) if (name.startsWith(INTERNAL_HEADER_PREFIX)) delete headers[name];
+  headers.authorization = authorization;
   return caller ? { ...headers, ...callerHeaders(caller) } : headers;
 }
 

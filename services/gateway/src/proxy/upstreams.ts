@@ -1,6 +1,8 @@
 import CircuitBreaker from 'opossum';
 import { Pool, type Dispatcher } from 'undici';
+import type { Caller } from '@preflight/http';
 import type { Logger } from '@preflight/log';
+import type { ServiceTokens } from '@preflight/service-auth';
 import type { GatewayConfig } from '../config.ts';
 import { Slots } from '../limits/slots.ts';
 import type { GatewayMetrics } from '../metrics.ts';
@@ -18,6 +20,8 @@ export interface Upstream {
   slots: Slots;
   /** Sends through this upstream's breaker; rejects with code EOPENBREAKER while it is open. */
   request(opts: UpstreamRequest, callerAborted: () => boolean): Promise<UpstreamResponse>;
+  /** The `Authorization` of a call to this service for `caller`: the gateway's signed token, reused while fresh. */
+  authorization(caller: Caller | undefined): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -68,6 +72,7 @@ export function createUpstreams(
   config: GatewayConfig,
   metrics: GatewayMetrics,
   logger: Logger,
+  tokens: Pick<ServiceTokens, 'authorization'>,
   breakerOptions: BreakerOptions = DEFAULT_BREAKER,
 ): Record<UpstreamName, Upstream> {
   const make = (name: UpstreamName): Upstream => {
@@ -112,6 +117,7 @@ export function createUpstreams(
       name,
       slots: new Slots(config.UPSTREAM_CONNECTIONS),
       request: (opts, callerAborted) => breaker.fire(opts, callerAborted),
+      authorization: (caller) => tokens.authorization(name, caller),
       close: async () => {
         breaker.shutdown();
         await pool.close();

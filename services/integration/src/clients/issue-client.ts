@@ -2,6 +2,7 @@ import { Agent, request } from 'undici';
 import type { z } from 'zod';
 import { InternalIssueSchema, IssueStatusSchema, type InternalStatusChangeRequestSchema, type IssueStatus } from '@preflight/contract';
 import { outgoingTraceparent } from '@preflight/http';
+import type { ServiceTokens } from '@preflight/service-auth';
 import type { IssueDetail } from '../providers/provider.ts';
 
 // The issue service's internal detail (GET /internal/v1/issues/:id): InternalIssueSchema (libs/contract, internal.ts).
@@ -29,17 +30,18 @@ export interface IssueClient {
 
 const TIMEOUT_MS = 5_000;
 
-export function createIssueClient(baseUrl: string): IssueClient {
+export function createIssueClient(baseUrl: string, tokens: Pick<ServiceTokens, 'authorization'>): IssueClient {
   const dispatcher = new Agent({ connect: { timeout: TIMEOUT_MS }, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
   const base = baseUrl.replace(/\/+$/, '');
 
   const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
     const traceparent = outgoingTraceparent();
     try {
+      const authorization = await tokens.authorization('issue');
       const res = await request(`${base}${path}`, {
         method,
         dispatcher,
-        headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(traceparent ? { traceparent } : {}) },
+        headers: { accept: 'application/json', authorization, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(traceparent ? { traceparent } : {}) },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
       const text = await res.body.text();

@@ -1,3 +1,4 @@
+import { onlyFrom } from '@preflight/service-auth';
 import { adminCreateIntegration } from './admin-create-integration.ts';
 import { adminDeleteIntegration } from './admin-delete-integration.ts';
 import { adminIssueLinks } from './admin-issue-links.ts';
@@ -23,4 +24,5 @@ export const adminRegistrations: Registration[] = [
   adminRetryFailed,
 ];
 
-export const publicRegistrations: Registration[] = [publicInboundHook];
+/** The trackers' hooks carry no caller, so the gateway's token is what says they came through it. */
+export const publicRegistrations: Registration[] = [onlyFrom(['gateway'], publicInboundHook)];

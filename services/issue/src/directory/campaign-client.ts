@@ -1,6 +1,7 @@
 import { Agent, request } from 'undici';
 import { InternalCampaignSchema } from '@preflight/contract';
 import { outgoingTraceparent } from '@preflight/http';
+import type { ServiceTokens } from '@preflight/service-auth';
 import type { CampaignEntry } from '../storage/campaign-directory.ts';
 
 // The campaign service's internal answer: InternalCampaignSchema (libs/contract, internal.ts).
@@ -20,7 +21,7 @@ export interface CampaignClient {
 const CONNECT_TIMEOUT_MS = 2_000;
 const RESPONSE_TIMEOUT_MS = 5_000;
 
-export function createCampaignClient(baseUrl: string): CampaignClient {
+export function createCampaignClient(baseUrl: string, tokens: Pick<ServiceTokens, 'authorization'>): CampaignClient {
   const dispatcher = new Agent({ connect: { timeout: CONNECT_TIMEOUT_MS }, headersTimeout: RESPONSE_TIMEOUT_MS, bodyTimeout: RESPONSE_TIMEOUT_MS });
   const base = baseUrl.replace(/\/+$/, '');
 
@@ -29,9 +30,10 @@ export function createCampaignClient(baseUrl: string): CampaignClient {
       const traceparent = outgoingTraceparent();
       let res;
       try {
+        const authorization = await tokens.authorization('campaign');
         res = await request(`${base}/internal/v1/campaigns/${encodeURIComponent(campaignId)}`, {
           dispatcher,
-          headers: { accept: 'application/json', ...(traceparent ? { traceparent } : {}) },
+          headers: { accept: 'application/json', authorization, ...(traceparent ? { traceparent } : {}) },
         });
       } catch (err) {
         throw new CampaignServiceUnavailable(`no answer: ${(err as Error).message}`, { cause: err });

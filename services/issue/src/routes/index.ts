@@ -1,3 +1,4 @@
+import { onlyFrom } from '@preflight/service-auth';
 import { adminChangeStatus } from './admin-change-status.ts';
 import { adminCreateIssue } from './admin-create-issue.ts';
 import { adminGetIssue } from './admin-get-issue.ts';
@@ -19,6 +20,7 @@ export const registrations: Registration[] = [
   adminGetIssue,
   adminChangeStatus,
   adminSetAssignee,
-  internalGetIssue,
-  internalChangeStatus,
+  // The integration service's tracker sync: it acts without an organisation's key.
+  onlyFrom(['integration'], internalGetIssue),
+  onlyFrom(['integration'], internalChangeStatus),
 ];

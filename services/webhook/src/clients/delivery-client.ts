@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { EndpointStatsAnswerSchema as StatsAnswerSchema, type EndpointStats as ContractEndpointStats, type EndpointStatsRequestSchema } from '@preflight/contract';
 import { outgoingTraceparent } from '@preflight/http';
+import type { ServiceTokens } from '@preflight/service-auth';
 
 /** One endpoint's numbers as the delivery service's `POST /internal/v1/endpoint-stats` answers them (libs/contract, internal.ts). */
 export type EndpointStats = ContractEndpointStats;
@@ -25,16 +26,17 @@ export interface DeliveryClient {
  * Global fetch (undici inside Node) rather than undici's `request`: the webhook service has no
  * undici dependency of its own, and one call per admin list needs no tuned agent.
  */
-export function createDeliveryClient(baseUrl: string): DeliveryClient {
+export function createDeliveryClient(baseUrl: string, tokens: Pick<ServiceTokens, 'authorization'>): DeliveryClient {
   const base = baseUrl.replace(/\/+$/, '');
 
   async function statsOf(ids: readonly string[]): Promise<Record<string, EndpointStats>> {
     const traceparent = outgoingTraceparent();
     let answer: unknown;
     try {
+      const authorization = await tokens.authorization('delivery');
       const res = await fetch(`${base}/internal/v1/endpoint-stats`, {
         method: 'POST',
-        headers: { accept: 'application/json', 'content-type': 'application/json', ...(traceparent ? { traceparent } : {}) },
+        headers: { accept: 'application/json', 'content-type': 'application/json', authorization, ...(traceparent ? { traceparent } : {}) },
         body: JSON.stringify({ ids: [...ids] } satisfies z.input<typeof EndpointStatsRequestSchema>),
         // Covers connecting, the headers and the body alike.
         signal: AbortSignal.timeout(TIMEOUT_MS),

@@ -1,3 +1,4 @@
+import { onlyFrom } from '@preflight/service-auth';
 import { adminCreateWebhook } from './admin-create-webhook.ts';
 import { adminEnableWebhook } from './admin-enable-webhook.ts';
 import { adminListWebhooks } from './admin-list-webhooks.ts';
@@ -24,9 +25,7 @@ export const registrations: Registration[] = [
   adminListWebhooks,
   adminEnableWebhook,
   adminRotateSecret,
-  internalListEndpoints,
-  internalGetWebhook,
-  internalGetEndpoint,
-  internalDeliveryOutcome,
-  internalDeliveryOutcomes,
+  // Decrypted signing secrets (the endpoint list and one endpoint) and the outcome reports: the
+  // delivery service's alone, whichever other service holds a valid token.
+  ...[internalListEndpoints, internalGetWebhook, internalGetEndpoint, internalDeliveryOutcome, internalDeliveryOutcomes].map((r) => onlyFrom(['delivery'], r)),
 ];
