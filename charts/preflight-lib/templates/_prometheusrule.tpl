@@ -345,5 +345,50 @@ spec:
             runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightIntegrationJobFailures") }}
         {{- end }}
         {{- end }}
+        {{/*
+        At-rest secrets (issue 22, finding 8; libs/secret-box):
+        - secrets_undecryptable{kind}: stored secrets no key of THIS replica's ring opens, as of
+          its last check of every row (webhook: signing-secret, previous-signing-secret;
+          integration: credentials, inbound-secret). Per replica, so a replica given the wrong
+          key shows alone: max, never sum;
+        - secret_decrypt_failures_total{kind} (webhook): each time a route needed a secret and
+          could not open it;
+        - webhook_deliveries_held_for_key_total{trigger} (delivery): due deliveries put back,
+          no attempt made, because their endpoint's secret cannot be opened.
+        */}}
+        {{- with $pr.rules.secretsUndecryptable }}
+        {{- if .enabled }}
+        - alert: PreflightSecretsUndecryptable
+          expr: |
+            max by (namespace, service, kind) (secrets_undecryptable{ {{- $sel }}}) > 0
+            or
+            sum by (namespace, service, kind) (increase(secret_decrypt_failures_total{ {{- $sel }}}[10m])) > 0
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: '{{ "{{" }} $labels.service {{ "}}" }}: stored {{ "{{" }} $labels.kind {{ "}}" }} secrets no configured key opens'
+            description: >-
+              A replica of {{ $component }} cannot decrypt stored secrets with its key ring (a key removed too early, or
+              a replica given the wrong one). What needs them waits (webhook deliveries stay pending, integration jobs
+              wait) and resumes once the key is back; nothing is dropped.
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightSecretsUndecryptable") }}
+        {{- end }}
+        {{- end }}
+        {{- with $pr.rules.webhookDeliveriesHeldForKey }}
+        {{- if .enabled }}
+        - alert: PreflightWebhookDeliveriesHeldForKey
+          expr: sum by (namespace, service) (increase(webhook_deliveries_held_for_key_total{ {{- $sel }}}[10m])) > 0
+          for: {{ .for }}
+          labels:
+            severity: {{ .severity }}
+          annotations:
+            summary: 'Webhook deliveries wait: their endpoints'' secrets cannot be decrypted'
+            description: >-
+              {{ $component }} holds deliveries pending, no attempt made, because the webhook service cannot open their
+              endpoints' signing secrets. They go out once the key is back (PreflightSecretsUndecryptable names it).
+            runbook_url: {{ include "preflight-lib.runbookUrl" (dict "root" $ "alert" "PreflightSecretsUndecryptable") }}
+        {{- end }}
+        {{- end }}
 {{- end -}}
 {{- end -}}

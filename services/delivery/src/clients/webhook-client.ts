@@ -29,7 +29,7 @@ export class WebhookServiceUnavailable extends Error {
 }
 
 export interface WebhookClient {
-  /** The organisation's enabled endpoints that receive `eventType`, secrets included. */
+  /** The organisation's enabled endpoints that receive `eventType`, secrets included (`secretUnavailable` where the webhook service cannot open one). */
   endpointsFor(orgId: string, eventType: string): Promise<Endpoint[]>;
   /** Reports a delivery's final outcome; undefined when the endpoint no longer exists. */
   reportOutcome(endpointId: string, delivered: boolean): Promise<EndpointState | undefined>;
@@ -96,6 +96,8 @@ export function createWebhookClient(baseUrl: string, tokens: Pick<ServiceTokens,
 
   const client: WebhookClient = {
     async endpointsFor(orgId, eventType) {
+      // unsignable=include: an endpoint whose secret the webhook service cannot open comes
+      // marked, so its deliveries are held for the key rather than never made.
       const res = await found(await call('GET', `/internal/v1/orgs/${encodeURIComponent(orgId)}/endpoints?eventType=${encodeURIComponent(eventType)}&unsignable=include`), 'the endpoint list');
       // A malformed org id names no organisation, hence no endpoints.
       return res ? json(res, InternalEndpointListSchema) : [];
