@@ -7,7 +7,7 @@
  *                                                              # rotation: new pairs for the named services,
  *                                                              # the ring printed with the current one after them
  *
- * Prints `--from-literal=…` arguments for `kubectl create secret generic`; never writes a file.
+ * Prints `--from-literal=…` arguments for `kubectl create secret generic`, one a line; never writes a file.
  */
 import { parseArgs } from 'node:util';
 import { generateDeploymentKeys, parsePublicKeys } from '@preflight/service-auth';
@@ -30,5 +30,6 @@ if (current) for (const n of names) if (parsePublicKeys(current).has(`${n}:${val
 const fresh = generateDeploymentKeys(names, values.kid);
 const ring = [fresh.publicKeys, current].filter(Boolean).join(',');
 parsePublicKeys(ring);
-for (const n of names) console.log(`--from-literal=service-auth-${n}='${fresh.keys[n]}' \\`);
-console.log(`--from-literal=service-auth-public-keys='${ring}'`);
+// One argument a line, no quotes: base64, `:` and `,` need none, so `$(npx tsx …)` splits them right.
+for (const n of names) console.log(`--from-literal=service-auth-${n}=${fresh.keys[n]}`);
+console.log(`--from-literal=service-auth-public-keys=${ring}`);
