@@ -374,7 +374,8 @@ describe('policy', () => {
     ['delivery', deliveryConfigShape],
     ['integration', integrationConfigShape],
   ] as const)('the %s pods get exactly the variables services/<name>/src/config.ts reads', (svc, shape) => {
-    const expected = Object.keys(shape).sort();
+    // Plus the service-token keys, which the kit's serviceMain reads beside the service's config.
+    const expected = [...Object.keys(shape), 'SERVICE_AUTH_KEY', 'SERVICE_AUTH_PUBLIC_KEYS'].sort();
     for (const r of [`${svc}:default`, `${svc}:production`, 'preflight:production']) {
       const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === `preflight-${svc}`)!;
       const dep = ofKind(r, 'Deployment').find((d) => d.metadata.name === `preflight-${svc}`)!;
