@@ -14,7 +14,7 @@ const token = (claims: TokenClaims, key = signer(claims.from)) => signServiceTok
 async function get(url: string, headers: Record<string, string> = {}): Promise<ApiResponse> {
   const res = await fetch(url, { headers });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : undefined } as ApiResponse;
+  return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : undefined };
 }
 
 const org = randomUUID();
@@ -42,6 +42,12 @@ describe.each(Object.entries(PORTS))('the %s service port', (service, path) => {
     const spoofed = { 'x-preflight-actor': 'admin', 'x-preflight-org-id': org, 'x-preflight-key-id': randomUUID(), 'x-preflight-key-name': 'x' };
     expectProblem(await get(url, spoofed), 401);
     expectProblem(await get(url, { ...spoofed, authorization: 'Bearer not-a-token' }), 401);
+  });
+
+  it('refuses before reading a body: a malformed one without a token is a 401, not a 400', async () => {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"not json' });
+    const text = await res.text();
+    expectProblem({ status: res.status, headers: res.headers, text, body: JSON.parse(text) }, 401);
   });
 
   it('refuses a forged, an expired and a wrong-audience token', async () => {
