@@ -52,6 +52,8 @@ export function onlyFrom<C>(services: readonly string[], registration: (app: Exp
     const guarded = new Proxy(app, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver) as unknown;
+        // Middleware or a Route object would escape the check: refuse at start rather than serve unguarded.
+        if (prop === 'use' || prop === 'route') throw new Error(`onlyFrom: a guarded registration may define routes only (app.${prop} called)`);
         if (typeof prop !== 'string' || !ROUTE_METHODS.has(prop) || typeof value !== 'function') return value;
         // `app.get(name)` with one argument reads a setting; only route definitions get the guard.
         return (path: unknown, ...handlers: unknown[]) => (handlers.length ? value.call(target, path, guard, ...handlers) : value.call(target, path));
