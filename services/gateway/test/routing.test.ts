@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { Endpoint, EndpointAccess, EndpointId, ServiceName } from '@preflight/contract';
 import { ROUTES } from '../src/routes/index.ts';
+import { routesFromManifest, type ForwardOptions } from '../src/routing/from-manifest.ts';
+import type { LocalEndpoint } from '../src/routing/route.ts';
 import { compileRoutes, matchRoute } from '../src/routing/match.ts';
 
 const routes = compileRoutes(ROUTES);
@@ -78,5 +81,28 @@ describe('route matching', () => {
       ['POST', '/api/v1/webhooks', 'webhooks', 'webhook'],
       ['DELETE', '/api/v1/webhooks/:id', 'webhooks', 'webhook'],
     ]);
+  });
+});
+
+describe('routes from the manifest', () => {
+  const handler = { handle: async () => undefined };
+  const entry = (id: string, owner: ServiceName, access: EndpointAccess = { auth: 'admin' }): Endpoint & { id: EndpointId } => ({ id: id as EndpointId, method: 'GET', path: `/api/v1/${id}`, owner, ...access });
+  // Only the handlers a test's entries need; the type asks for every gateway endpoint's.
+  const handlers = (h: Record<string, LocalEndpoint>) => h as Parameters<typeof routesFromManifest>[0];
+
+  it('answers a gateway endpoint with its handler, forwards any other to its owner with its extras, and never routes internal ones', () => {
+    const routes = routesFromManifest(handlers({ getMe: handler }), { a: { bodyLimitBytes: 9 } } as Partial<Record<EndpointId, ForwardOptions>>, [
+      entry('getMe', 'gateway', { auth: 'api-key', scope: 'any' }),
+      entry('a', 'issue'),
+      entry('b', 'issue', { auth: 'internal', callers: ['integration'] }),
+    ]);
+    expect(routes).toEqual([
+      { method: 'GET', pattern: '/api/v1/getMe', auth: 'api-key', scope: 'any', local: handler },
+      { method: 'GET', pattern: '/api/v1/a', auth: 'admin', upstream: 'issue', bodyLimitBytes: 9 },
+    ]);
+  });
+
+  it('refuses a gateway endpoint without a handler', () => {
+    expect(() => routesFromManifest(handlers({}), {}, [entry('x', 'gateway')])).toThrow('no handler for x');
   });
 });
