@@ -110,10 +110,17 @@ export async function walkSealed(
   return report;
 }
 
+/** The part of a service's logger the watch writes to (pino's shape). */
+export interface RingLogger {
+  error(fields: object, msg: string): void;
+  warn(fields: object, msg: string): void;
+}
+
 /**
  * Walks the table every `intervalMs` (and once at start) in the background and keeps the last
- * report: what a service's gauge shows. A failed walk (the database away) keeps the previous
- * report and is tried at the next tick.
+ * report: what a service's gauge shows. A walk that finds parts no key opens logs an error with
+ * a sample of them (`idField` names the row id); a failed walk (the database away) keeps the
+ * previous report, is logged as a warning and tried at the next tick.
  */
 export class RingWatch {
   #last: RingReport | undefined;
@@ -122,9 +129,24 @@ export class RingWatch {
 
   constructor(
     private readonly walk: () => Promise<RingReport>,
-    private readonly onReport: (report: RingReport) => void = () => undefined,
-    private readonly onError: (err: unknown) => void = () => undefined,
+    private readonly log: { logger: RingLogger; what: string; idField: string },
   ) {}
+
+  private onReport(report: RingReport): void {
+    if (report.unopened.length === 0) return;
+    const sample = report.unopened.slice(0, 20).map(({ id, kind, keyId }) => ({ [this.log.idField]: id, kind, keyId }));
+    this.log.logger.error({ undecryptable: report.unopened.length, sample }, `${this.log.what} no configured key opens: what needs them waits (docs/operations.md, "PreflightSecretsUndecryptable")`);
+  }
+
+  private onError(err: unknown): void {
+    this.log.logger.warn({ err: (err as Error).message }, `checking the stored ${this.log.what} against the key ring failed; tried again later`);
+  }
+
+  /** The last report's unopened parts per kind, 0 for each of `kinds` (a gauge's samples; all 0 before the first walk). */
+  counts(kinds: readonly string[]): Record<string, number> {
+    const counts = this.#last ? unopenedByKind(this.#last) : {};
+    return Object.fromEntries(kinds.map((k) => [k, counts[k] ?? 0]));
+  }
 
   get last(): RingReport | undefined {
     return this.#last;
