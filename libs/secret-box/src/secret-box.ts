@@ -6,8 +6,9 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  * data (a ciphertext copied onto another row does not decrypt there).
  *
  * Keys come from the service's key-ring variable (WEBHOOK_SECRET_KEYS, INTEGRATION_SECRET_KEYS), `id:base64key,id:base64key,…`: the first encrypts, every
- * one decrypts, so rotating is "put the new key first, keep the old ones until no row uses
- * them" (README, "Secret encryption and rotation").
+ * one decrypts. Rotating: add the new key, make it first, seal every row again under it
+ * (`walkSealed`, ring-walk.ts), then drop the old one (docs/operations.md, "Rotating the
+ * webhook secret keys").
  */
 
 export interface KeyRing {
