@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '@preflight/db';
 import { startFakeGithub, startFakeSlack, type FakeGithub, type FakeSlack } from '@preflight/provider-fakes';
 import { parseKeyRing, sealSecret, walkSealed } from '@preflight/secret-box';
 import { eventually } from '@preflight/testing';
-import { credentialsContext, UNDECRYPTABLE } from '../src/domain/sealing.ts';
+import { credentialsContext, inboundSecretContext, UNDECRYPTABLE } from '../src/domain/sealing.ts';
 import { reencryptIntegrationSecrets } from '../src/secrets/reencrypt.ts';
 import { sealedCredentialsPage } from '../src/storage/sealed-credentials.ts';
 import { connect, connectionOf, integrationSuite, jobsOf, newKey, type IntegrationHarness } from './harness.ts';
@@ -62,6 +62,28 @@ describe('credentials no configured key opens', () => {
     expect(await connectionOf(h, orgId, c.id)).toMatchObject({ status: 'active', lastError: null });
     await eventually(async () => expect((await jobsOf(h, c.id)).map((j) => j.state)).toEqual(['done']));
     await eventually(async () => expect(await undecryptable('credentials')).toBe(0));
+  });
+
+  it('answers a tracker hook 503 with Retry-After while its inbound secret cannot be opened, so the tracker retries', async () => {
+    const c = await connect(h, randomUUID(), { kind: 'github', name: 'Hooks', config: { owner: 'acme', repo: 'shop', apiBaseUrl: github.url }, credentials: { token: github.addToken() } });
+    const body = JSON.stringify({ action: 'opened', issue: { number: 1, state: 'open' }, repository: { full_name: 'acme/shop' } });
+    const hook = () =>
+      h.call('POST', `/integrations/v1/hooks/${c.id}`, {
+        as: null,
+        raw: body,
+        headers: { 'content-type': 'application/json', 'x-github-event': 'issues', 'x-hub-signature-256': `sha256=${createHmac('sha256', c.inbound.secret).update(body).digest('hex')}` },
+      });
+    const original = await db().selectFrom('connections').select(['inbound_key_id', 'inbound_iv', 'inbound_ciphertext', 'inbound_tag']).where('id', '=', c.id).executeTakeFirstOrThrow();
+    const impostor = sealSecret(parseKeyRing(newKey('k1')), c.inbound.secret, inboundSecretContext(c.id));
+    await db().updateTable('connections').set({ inbound_key_id: impostor.keyId, inbound_iv: impostor.iv, inbound_ciphertext: impostor.ciphertext, inbound_tag: impostor.tag }).where('id', '=', c.id).execute();
+    const refused = await hook();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(JSON.stringify(refused.body)).not.toContain(c.inbound.secret);
+    await eventually(async () => expect(await undecryptable('inbound-secret')).toBeGreaterThanOrEqual(1));
+
+    await db().updateTable('connections').set(original).where('id', '=', c.id).execute();
+    expect((await hook()).status).toBe(200);
   });
 
   it('re-encryption moves credentials and inbound secrets to the active key, idempotently', async () => {

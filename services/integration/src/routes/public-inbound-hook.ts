@@ -22,8 +22,10 @@ function deliveryKey(headers: Record<string, string | string[] | undefined>, raw
 
 /**
  * The secret the tracker signs with: the one the tracker made up when the connection's
- * credentials carry it (`webhookSecret`, Linear), else the connection's own inbound secret.
- * Undefined when neither can be opened (a key missing from the ring: logged).
+ * credentials carry it (`webhookSecret`, Linear), else the connection's own inbound secret;
+ * undefined when it has none. One that no configured key opens is our fault, not the
+ * sender's: 503 with Retry-After (logged), so a tracker that retries delivers the change once
+ * the key is back, where a 401 had dropped it as badly signed (issue 22, finding 8).
  */
 function hookSecretOf(ctx: Parameters<Registration>[1], connection: ConnectionRow): string | undefined {
   try {
@@ -32,8 +34,9 @@ function hookSecretOf(ctx: Parameters<Registration>[1], connection: ConnectionRo
     const sealed = inboundSecretOf(connection);
     return sealed ? openSecret(ctx.keys, sealed, inboundSecretContext(connection.id)) : undefined;
   } catch (err) {
-    if (err instanceof SecretUnavailableError) ctx.logger.error({ connectionId: connection.id, keyId: err.keyId }, 'inbound secret cannot be decrypted');
-    return undefined;
+    if (!(err instanceof SecretUnavailableError)) return undefined;
+    ctx.logger.error({ connectionId: connection.id, keyId: err.keyId }, 'inbound secret cannot be decrypted; hook answered 503 for the tracker to retry');
+    throw new AppError('dependency_unavailable', 'This connection’s inbound secret cannot be checked just now. Retry later.');
   }
 }
 
