@@ -34,43 +34,52 @@ export async function enqueueJobs(trx: Transaction<IntegrationDatabase> | Kysely
 /**
  * Claims due jobs: pending ones whose time has come and running ones whose lease ran out (a
  * replica died mid-call), of live connections that are not paused or waiting for credentials.
- * `slots(connectionId)` says how many more this replica may start for a connection (its
- * concurrency cap, 0 while its breaker is open), so one connection's backlog never takes the
- * whole claim; connections with no slot at all (`exclude`) are left out of the query, so their
- * backlog cannot fill the candidates either. Claimed jobs are `running` with a lease and one more attempt counted.
+ * `slots` says how many more this replica may start for the connections it limits (its
+ * concurrency cap minus the calls in flight, 1 while half-open); every other connection gets
+ * `perConnection`. Connections with no slot at all are left out of the candidates, so their
+ * backlog cannot fill them, and one connection's backlog never takes the whole claim. One
+ * statement, so a claim costs one round trip: claims run as often as calls finish. Claimed
+ * jobs are `running` with a lease and one more attempt counted; each names the version of its
+ * connection's row, so the worker reads a connection again only when it changed.
  */
+/** A claimed job, with the version (`updated_at`) of its connection's row at the claim. */
+export type ClaimedJob = JobRow & { connection_version: Date };
+
 export async function claimJobs(
   db: Kysely<IntegrationDatabase>,
-  opts: { limit: number; leaseMs: number; slots: (connectionId: string) => number; exclude: readonly string[] },
-): Promise<JobRow[]> {
-  return db.transaction().execute(async (trx) => {
-    const candidates = await sql<{ id: string; connection_id: string }>`
-      select j.id, j.connection_id
+  opts: { limit: number; leaseMs: number; perConnection: number; slots: ReadonlyMap<string, number> },
+): Promise<ClaimedJob[]> {
+  const limited = [...opts.slots.keys()];
+  const counts = limited.map((id) => Math.max(0, opts.slots.get(id)!));
+  const exclude = limited.filter((_, i) => counts[i] === 0);
+  const { rows } = await sql<ClaimedJob>`
+    with candidates as (
+      select j.id, j.connection_id, j.due_at
         from jobs j
         join connections c on c.id = j.connection_id
        where ((j.state = 'pending' and j.due_at <= now()) or (j.state = 'running' and j.lease_until < now()))
          and c.deleted_at is null and not c.paused and c.status <> 'needs-attention'
-         and j.connection_id <> all(${sql.val([...opts.exclude])}::uuid[])
+         and j.connection_id <> all(${sql.val(exclude)}::uuid[])
        order by j.due_at
        limit ${opts.limit * 4}
-         for update of j skip locked`.execute(trx);
-    const taken = new Map<string, number>();
-    const ids: string[] = [];
-    for (const row of candidates.rows) {
-      if (ids.length >= opts.limit) break;
-      const used = taken.get(row.connection_id) ?? 0;
-      if (used >= opts.slots(row.connection_id)) continue;
-      taken.set(row.connection_id, used + 1);
-      ids.push(row.id);
-    }
-    if (ids.length === 0) return [];
-    return trx
-      .updateTable('jobs')
-      .set({ state: 'running', attempts: sql<number>`attempts + 1`, lease_until: sql<Date>`now() + ${`${opts.leaseMs} milliseconds`}::interval` })
-      .where('id', 'in', ids)
-      .returningAll()
-      .execute();
-  });
+         for update of j skip locked
+    ), chosen as (
+      select id, connection_id
+        from (select k.id, k.connection_id, k.due_at, row_number() over (partition by k.connection_id order by k.due_at, k.id) as nth,
+                     coalesce(s.slots, ${opts.perConnection}::int) as slots
+                from candidates k
+                left join unnest(${sql.val(limited)}::uuid[], ${sql.val(counts)}::int[]) as s(connection_id, slots) using (connection_id)) ranked
+       where nth <= slots
+       order by due_at
+       limit ${opts.limit}
+    )
+    update jobs j
+       set state = 'running', attempts = j.attempts + 1, lease_until = now() + ${opts.leaseMs}::int * interval '1 millisecond'
+      from chosen
+      join connections c on c.id = chosen.connection_id
+     where j.id = chosen.id
+    returning j.*, c.updated_at as connection_version`.execute(db);
+  return rows;
 }
 
 /** A try's end: the job is finished (`done`/`failed`) or waits `delayMs` to run again. */

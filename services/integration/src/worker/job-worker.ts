@@ -6,6 +6,7 @@ import type { Registry } from 'prom-client';
 import { providerErrorIn } from '../outbound/safe-fetch.ts';
 import type { ConnectionRow } from '../storage/connections.ts';
 import { claimJobs, JOBS_CHANNEL, type JobRow } from '../storage/jobs.ts';
+import { ConnectionRows } from './connection-rows.ts';
 import type { IntegrationDatabase } from '../storage/schema.ts';
 import { runAction, type ActionDeps } from './actions.ts';
 import { JobResults, type JobResult } from './job-results.ts';
@@ -45,6 +46,7 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
   const log = logger.child({ component: 'integration-worker' });
   const metrics = workerMetrics(opts.registry, db);
   const results = new JobResults(db);
+  const connections = new ConnectionRows(db);
   const inFlight = new Map<string, number>();
   const running = new Set<Promise<void>>();
   let total = 0;
@@ -52,11 +54,19 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
   let again = false;
   let stopped = false;
 
-  const slots = (connectionId: string): number => {
-    const state = opts.breakers.state(connectionId);
-    if (state === 'open') return 0;
-    const used = inFlight.get(connectionId) ?? 0;
-    return state === 'half-open' ? (used === 0 ? 1 : 0) : opts.perConnection - used;
+  /**
+   * The connections this replica must hold below `perConnection` (calls in flight, a breaker
+   * not closed) and how many more each may start now: 0 while open, 1 while half-open and idle.
+   */
+  const limitedSlots = (): Map<string, number> => {
+    const slots = new Map<string, number>();
+    for (const [id, used] of inFlight) slots.set(id, opts.perConnection - used);
+    for (const id of opts.breakers.notClosed()) {
+      const state = opts.breakers.state(id);
+      const used = inFlight.get(id) ?? 0;
+      slots.set(id, state === 'half-open' && used === 0 ? 1 : 0);
+    }
+    return slots;
   };
 
   /** One claim for every try that ends in the same turn of the event loop, not one each. */
@@ -80,12 +90,10 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
       do {
         again = false;
         if (stopped || total >= opts.workers) break;
-        const full = [...inFlight.keys()].filter((id) => slots(id) <= 0);
-        const jobs = await claimJobs(db, { limit: opts.workers - total, leaseMs: opts.leaseMs, slots, exclude: [...new Set([...full, ...opts.breakers.notClosed()].filter((id) => slots(id) <= 0))] });
+        const jobs = await claimJobs(db, { limit: opts.workers - total, leaseMs: opts.leaseMs, perConnection: opts.perConnection, slots: limitedSlots() });
         if (jobs.length === 0) break;
-        const connections = await db.selectFrom('connections').selectAll().where('id', 'in', [...new Set(jobs.map((j) => j.connection_id))]).execute();
-        const byId = new Map(connections.map((c) => [c.id, c]));
-        for (const job of jobs) start(job, byId.get(job.connection_id));
+        await connections.refresh(jobs);
+        for (const job of jobs) start(job, connections.get(job.connection_id));
         again = true;
       } while (again);
     } catch (err) {
