@@ -5,9 +5,14 @@ import { historyOf, type IssueHistoryRow } from '../storage/issue-history.ts';
 import { findIssueDetail, type IssueDetailRow } from '../storage/issues.ts';
 import type { IssueDatabase } from '../storage/schema.ts';
 
-async function detailRows(db: Kysely<IssueDatabase>, issueId: string): Promise<[IssueDetailRow, IssueHistoryRow[]]> {
+async function issueRow(db: Kysely<IssueDatabase>, issueId: string): Promise<IssueDetailRow> {
   const row = await findIssueDetail(db, issueId, undefined);
   if (!row) throw notFound('issue', issueId);
+  return row;
+}
+
+async function detailRows(db: Kysely<IssueDatabase>, issueId: string): Promise<[IssueDetailRow, IssueHistoryRow[]]> {
+  const row = await issueRow(db, issueId);
   return [row, await historyOf(db, issueId)];
 }
 
@@ -16,7 +21,8 @@ export async function adminIssueDetail(db: Kysely<IssueDatabase>, issueId: strin
   return toAdminIssue(...(await detailRows(db, issueId)));
 }
 
-/** The body of the /internal/v1 issue answers: the admin detail plus `orgId`. */
-export async function internalIssueDetail(db: Kysely<IssueDatabase>, issueId: string): Promise<InternalIssue> {
-  return toInternalIssue(...(await detailRows(db, issueId)));
+/** The body of the /internal/v1 issue answers: the admin detail plus `orgId`; history only when asked for. */
+export async function internalIssueDetail(db: Kysely<IssueDatabase>, issueId: string, opts: { history: boolean }): Promise<InternalIssue> {
+  if (opts.history) return toInternalIssue(...(await detailRows(db, issueId)));
+  return toInternalIssue(await issueRow(db, issueId), null);
 }

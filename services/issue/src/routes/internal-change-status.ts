@@ -17,6 +17,6 @@ export const internalChangeStatus: Registration = (app, { db, events }) => {
     const issueId = pathId(req.params.id, 'issue');
     const body = parseBody(InternalChangeStatusRequestSchema, req.body);
     await applyStatusChange(db, events, issueId, body);
-    sendJson(req, res, 200, await internalIssueDetail(db, issueId));
+    sendJson(req, res, 200, await internalIssueDetail(db, issueId, { history: true }));
   });
 };

@@ -68,9 +68,13 @@ export function toAdminIssue(row: IssueDetailRow, history: IssueHistoryRow[]): A
   return { ...toPublicIssue(row, history), reporter: row.reporter };
 }
 
-/** The /internal/v1 detail (the integration service): the admin detail plus whose issue it is. */
-export type InternalIssue = AdminIssue & { orgId: string };
+/**
+ * The /internal/v1 detail (the integration service): the admin detail plus whose issue it is.
+ * `history` is null where the caller does not need it (the plain read: one query, not two).
+ */
+export type InternalIssue = Omit<AdminIssue, 'history'> & { history: AdminIssue['history'] | null; orgId: string };
 
-export function toInternalIssue(row: IssueDetailRow, history: IssueHistoryRow[]): InternalIssue {
-  return { ...toAdminIssue(row, history), orgId: row.org_id };
+export function toInternalIssue(row: IssueDetailRow, history: IssueHistoryRow[] | null): InternalIssue {
+  const admin = toAdminIssue(row, history ?? []);
+  return { ...admin, history: history === null ? null : admin.history, orgId: row.org_id };
 }
