@@ -97,7 +97,8 @@ describe('provider refusals and outages', () => {
 
     // The calls time out; enough failures open that connection's breaker (and only its).
     await eventually(async () => expect(await metricValue(h, 'integration_circuit_breakers_open')).toBe(1), { timeoutMs: CALL_TIMEOUT_MS + 5_000 });
-    expect(await connectionOf(h, stuck.orgId, stuck.c.id)).toMatchObject({ status: 'failing', lastError: expect.stringMatching(/no answer within/) });
+    // The breaker opens at the failure; the connection's health is written by the results' next group commit.
+    await eventually(async () => expect(await connectionOf(h, stuck.orgId, stuck.c.id)).toMatchObject({ status: 'failing', lastError: expect.stringMatching(/no answer within/) }));
     // The provider is back before the jobs' first retry falls due (1 s after the timeouts).
     stuck.slack.setBehaviour({ mode: 'normal' });
     await h.fileIssue(other.orgId, randomUUID(), { title: 'Still not held up' });

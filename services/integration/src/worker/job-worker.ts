@@ -53,6 +53,13 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
   let claiming = false;
   let again = false;
   let stopped = false;
+  /**
+   * Whether due jobs may be waiting that no claim has taken: the last claim filled its limit,
+   * or could not run for the replica's cap. A finished try claims again only then, or when its
+   * connection was at its own cap (its backlog waits for that slot): an idle queue is not
+   * asked once per call. New jobs announce themselves (NOTIFY); jobs due later, the poll.
+   */
+  let backlog = true;
 
   /**
    * The connections this replica must hold below `perConnection` (calls in flight, a breaker
@@ -89,13 +96,19 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
     try {
       do {
         again = false;
-        if (stopped || total >= opts.workers) break;
-        const jobs = await claimJobs(db, { limit: opts.workers - total, leaseMs: opts.leaseMs, perConnection: opts.perConnection, slots: limitedSlots() });
-        if (jobs.length === 0) break;
-        await connections.refresh(jobs);
-        for (const job of jobs) start(job, connections.get(job.connection_id));
-        again = true;
-      } while (again);
+        if (stopped) break;
+        if (total >= opts.workers) {
+          backlog = true;
+          break;
+        }
+        const limit = opts.workers - total;
+        const jobs = await claimJobs(db, { limit, leaseMs: opts.leaseMs, perConnection: opts.perConnection, slots: limitedSlots() });
+        backlog = jobs.length === limit;
+        if (jobs.length > 0) {
+          await connections.refresh(jobs);
+          for (const job of jobs) start(job, connections.get(job.connection_id));
+        }
+      } while (again || backlog);
     } catch (err) {
       log.warn({ err: (err as Error).message }, 'claiming integration jobs failed; the poll tries again');
     } finally {
@@ -111,11 +124,12 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
       .catch((err: unknown) => log.error({ err: (err as Error).message, jobId: job.id }, 'recording a job result failed; its lease will expire and it runs again'))
       .finally(() => {
         total -= 1;
-        const left = (inFlight.get(job.connection_id) ?? 1) - 1;
-        if (left <= 0) inFlight.delete(job.connection_id);
-        else inFlight.set(job.connection_id, left);
+        const used = inFlight.get(job.connection_id) ?? 1;
+        if (used <= 1) inFlight.delete(job.connection_id);
+        else inFlight.set(job.connection_id, used - 1);
         running.delete(task);
-        if (!stopped) claimSoon();
+        const atItsCap = used >= opts.perConnection || opts.breakers.state(job.connection_id) !== 'closed';
+        if (!stopped && (backlog || atItsCap)) claimSoon();
       });
     running.add(task);
   }
