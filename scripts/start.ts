@@ -227,7 +227,9 @@ async function main(): Promise<void> {
     });
   }
   try {
-    await Promise.all(running.map((svc) => waitUntilReady(svc, 60_000)));
+    // Generous: a first start transforms every module cold (tsx) and a busy machine slows it;
+    // a service that exits is reported at once anyway.
+    await Promise.all(running.map((svc) => waitUntilReady(svc, 180_000)));
   } catch (err) {
     console.error((err as Error).message);
     await stopAll(1);
