@@ -71,7 +71,7 @@ describe('finding 3: hostile bodies are 422s naming the field', () => {
 
 describe('finding 9: protocol details', () => {
   it('sends nosniff from every service and through the gateway', async () => {
-    for (const url of Object.values(sys.serviceUrls)) expect((await fetch(`${url}/healthz`)).headers.get('x-content-type-options')).toBe('nosniff');
+    for (const { url } of Object.values(sys.replicas).flat()) expect((await fetch(`${url}/healthz`)).headers.get('x-content-type-options')).toBe('nosniff');
     const listed = await call(sys, 'GET', `/api/v1/campaigns/${t.campaign.id}/issues`, { apiKey: key() });
     expect(listed.status).toBe(200);
     expect(listed.headers.get('x-content-type-options')).toBe('nosniff');
@@ -165,8 +165,19 @@ describe('finding 4: a restarted service is back within 2 s of being ready', () 
     })();
     let readyAt = 0;
     try {
-      await sys.restart('issue', 'SIGKILL');
-      readyAt = Date.now();
+      // Every replica killed, so the service is down at any replica count; ready is when the
+      // process the gateway calls answers /readyz (others may still be starting).
+      await sys.stopService('issue', 'SIGKILL');
+      const restarted = sys.restart('issue');
+      restarted.catch(() => undefined);
+      readyAt = await eventually(
+        async () => {
+          expect((await fetch(`${sys.serviceUrls.issue}/readyz`)).status).toBe(200);
+          return Date.now();
+        },
+        { timeoutMs: 60_000, intervalMs: 50 },
+      );
+      await restarted;
       await eventually(() => expect(seen.some((s) => s.at >= readyAt && s.res.status === 200)).toBe(true), { timeoutMs: 10_000, intervalMs: 50 });
     } finally {
       polling = false;

@@ -5,8 +5,8 @@ import { call, freshTenant } from '../support/client.ts';
 import { startSystem, type RunningSystem } from '../support/system.ts';
 
 // The integration service killed (SIGKILL) mid-sync: nothing acknowledged is lost and nothing
-// is made twice. A system of its own, since these tests kill one of its services; a short lease
-// so a job whose replica died is taken again within seconds.
+// is made twice. A system of its own, since these tests kill one of its services (every replica
+// of it, under E2E_REPLICAS); a short lease so a job whose replica died is taken again within seconds.
 let sys: RunningSystem;
 let slack: FakeSlack;
 let github: FakeGithub;
@@ -60,7 +60,7 @@ describe('the integration service killed mid-sync', () => {
 
   it('announces every issue filed while it was down, once each, after it comes back', async () => {
     const { file } = await tenantWith({ kind: 'slack', name: 'Channel', config: {}, credentials: { webhookUrl: slack.webhookUrl('#crash') } });
-    await sys.processes.integration.stop('SIGKILL');
+    await sys.stopService('integration', 'SIGKILL');
     const titles = Array.from({ length: 10 }, (_, i) => `Filed during the outage ${i}`);
     for (const title of titles) await file(title);
     await sys.restart('integration');

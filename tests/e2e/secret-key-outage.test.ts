@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL, eventually } from '@preflight/testing';
 import { call, freshTenant } from '../support/client.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
+import type { ServiceName } from '../../scripts/lib/services.ts';
 import { startSystem, type RunningSystem } from '../support/system.ts';
 
 /**
@@ -25,10 +26,11 @@ afterAll(async () => {
   await sys?.stop();
 });
 
-async function metric(url: string, name: string, label = ''): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return text
-    .split('\n')
+/** A metric summed over every replica of a service, as a dashboard sums it over pods. */
+async function metric(service: ServiceName, name: string, label = ''): Promise<number> {
+  const texts = await Promise.all(sys.replicas[service].map(async ({ url }) => (await fetch(`${url}/metrics`)).text()));
+  return texts
+    .flatMap((text) => text.split('\n'))
     .filter((l) => l.startsWith(`${name}{`) && l.includes(label))
     .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
@@ -63,8 +65,8 @@ describe('a webhook service that cannot open an endpoint\'s secret', () => {
     sys.env.WEBHOOK_SECRET_KEYS = `${right.slice(0, right.indexOf(':'))}:${randomBytes(32).toString('base64')}`;
     await sys.restart('webhook');
     await file('While the key is wrong');
-    await eventually(async () => expect(await metric(sys.serviceUrls.delivery, 'webhook_deliveries_held_for_key_total')).toBeGreaterThanOrEqual(2), { timeoutMs: 15_000 });
-    await eventually(async () => expect(await metric(sys.serviceUrls.webhook, 'secrets_undecryptable', 'kind="signing-secret"')).toBeGreaterThanOrEqual(1), { timeoutMs: 15_000 });
+    await eventually(async () => expect(await metric('delivery', 'webhook_deliveries_held_for_key_total')).toBeGreaterThanOrEqual(2), { timeoutMs: 15_000 });
+    await eventually(async () => expect(await metric('webhook', 'secrets_undecryptable', 'kind="signing-secret"')).toBeGreaterThanOrEqual(1), { timeoutMs: 15_000 });
     expect(titles()).toEqual(['Before the key changed']);
     expect(await pendingDeliveries(webhookId)).toEqual([{ status: 'pending', attempt_count: 0 }]);
 
@@ -73,7 +75,7 @@ describe('a webhook service that cannot open an endpoint\'s secret', () => {
     await eventually(() => expect(titles()).toEqual(['Before the key changed', 'While the key is wrong']), { timeoutMs: 20_000 });
     const late = receiver.received[1]!;
     expect(() => new Webhook(`whsec_${secret}`).verify(late.body, late.headers as Record<string, string>)).not.toThrow();
-    await eventually(async () => expect(await metric(sys.serviceUrls.webhook, 'secrets_undecryptable', 'kind="signing-secret"')).toBe(0));
+    await eventually(async () => expect(await metric('webhook', 'secrets_undecryptable', 'kind="signing-secret"')).toBe(0));
     const log = await call(sys, 'GET', `/admin/v1/webhooks/${webhookId}/deliveries`, { token: sys.adminToken });
     expect(log.body.map((e: { attempt: number; outcome: string }) => [e.attempt, e.outcome])).toEqual([[1, 'delivered'], [1, 'delivered']]);
   });

@@ -1,6 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { SERVICES } from '../../scripts/lib/services.ts';
-import { startSystem, type SystemInfo } from './system.ts';
+import { defaultReplicas, e2eReplicas, startSystem, type SystemInfo } from './system.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,8 +14,7 @@ declare module 'vitest' {
  * replicas instead (docs/reliability.md, "Replicas").
  */
 export default async function setup(project: TestProject) {
-  const every = Number(process.env.E2E_REPLICAS ?? 0);
-  const replicas = every >= 2 ? Object.fromEntries(SERVICES.map((s) => [s.name, every])) : { delivery: 2 };
+  const replicas = e2eReplicas() >= 2 ? defaultReplicas() : { delivery: 2 };
   const sys = await startSystem({}, { replicas });
   project.provide('system', { gatewayUrl: sys.gatewayUrl, adminToken: sys.adminToken, serviceUrls: sys.serviceUrls, serviceAuth: sys.serviceAuth });
   return async () => {

@@ -22,20 +22,37 @@ export interface RunningSystem extends SystemInfo {
   /** Each service's Postgres schema (DB_SCHEMA). */
   schemas: Record<ServiceName, string>;
   env: Record<string, string>;
-  /** Stops one service's first process (SIGTERM, or SIGKILL to simulate a crash) and starts it again. */
+  /** Stops every process of one service (SIGTERM, or SIGKILL to simulate a crash): the service is down, at any replica count. */
+  stopService(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
+  /** Stops every process of one service (as `stopService`) and starts as many again, on the same ports; resolves once all are ready. */
   restart(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
   stop(): Promise<void>;
 }
 
 export interface SystemOptions {
   /**
-   * Processes per service (default 1): the extra ones share its schema, stream and consumers
-   * as a Deployment's replicas do, each on a port of its own, started once the first is ready
-   * (so the first alone runs the migrations).
+   * Processes per service (default 1, or `E2E_REPLICAS` for every service when that is 2 or
+   * more): the extra ones share its schema, stream and consumers as a Deployment's replicas do,
+   * each on a port of its own, started once the first is ready (so the first alone runs the
+   * migrations). Every call goes to a service's first process (the gateway's for clients,
+   * `CAMPAIGN_URL`… for the services); the others consume events, run workers and serve
+   * whatever reaches their own port.
    */
   replicas?: Partial<Record<ServiceName, number>>;
   /** Run the bundles the images run (services/<name>/dist/main.js, built here by scripts/build-service.mjs) instead of the sources. */
   built?: boolean;
+}
+
+/** `E2E_REPLICAS=N` (N ≥ 2): every service of every end-to-end system as N processes (docs/reliability.md, "Replicas"); otherwise 1. */
+export function e2eReplicas(): number {
+  const every = Number(process.env.E2E_REPLICAS ?? 0);
+  return Number.isInteger(every) && every >= 2 ? every : 1;
+}
+
+/** The replica counts a system runs when its caller names none: every service × `e2eReplicas()` (nothing more at 1). */
+export function defaultReplicas(): Partial<Record<ServiceName, number>> {
+  const every = e2eReplicas();
+  return every >= 2 ? Object.fromEntries(SERVICES.map((s) => [s.name, every])) : {};
 }
 
 /**
@@ -43,6 +60,7 @@ export interface SystemOptions {
  * prefix and event stream of its own, so any number of systems can run side by side and again.
  */
 export async function startSystem(overrides: Record<string, string> = {}, options: SystemOptions = {}): Promise<RunningSystem> {
+  const counts = options.replicas ?? defaultReplicas();
   if (options.built) await promisify(execFile)(process.execPath, ['scripts/build-service.mjs', ...SERVICES.map((s) => s.name)], { cwd: REPO_ROOT });
   const schemas = Object.fromEntries(SERVICES.map((s) => [s.name, isolatedName(s.schema)])) as Record<ServiceName, string>;
   const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s.name, await freePort()]))) as Record<ServiceName, number>;
@@ -76,8 +94,10 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     SERVICE_AUTH_PUBLIC_KEYS: serviceAuth.publicKeys,
     // Under the test runner several systems run side by side (the shared one and the files that
     // start their own, two at a time): small pools keep them all within Postgres's
-    // max_connections (100). Benchmarks (not under vitest) keep the services' own pool size.
-    ...(process.env.VITEST ? { DB_POOL_MAX: '6' } : {}),
+    // max_connections (100): 6 connections per service, shared by its replicas under E2E_REPLICAS
+    // (3 each at 2; delivery and integration need 2), so a system holds at most 36 at any count.
+    // Benchmarks (not under vitest) keep the services' own pool size.
+    ...(process.env.VITEST ? { DB_POOL_MAX: String(Math.max(2, Math.floor(6 / e2eReplicas()))) } : {}),
     ...Object.fromEntries(SERVICES.map((s) => [s.portVar, String(ports[s.name])])),
     ...overrides,
   };
@@ -86,9 +106,10 @@ export async function startSystem(overrides: Record<string, string> = {}, option
 
   const processes = {} as Record<ServiceName, ServiceProcess>;
   const replicas = Object.fromEntries(SERVICES.map((s) => [s.name, [] as ServiceProcess[]])) as Record<ServiceName, ServiceProcess[]>;
-  /** Starts a service's process number `index` (0 is the first, on the system's port for it; the others get a port of their own). */
+  /** Starts a service's process number `index` (0 is the first, on the system's port for it; the others get a port of their own, kept across restarts). */
   const launch = async (name: ServiceName, index = 0) => {
-    const port = index === 0 ? ports[name] : await freePort();
+    const before = replicas[name][index];
+    const port = index === 0 ? ports[name] : before ? Number(new URL(before.url).port) : await freePort();
     const portVar = SERVICES.find((s) => s.name === name)!.portVar;
     const proc = spawnService(name, port, { ...envFor(name), [portVar]: String(port) }, echo, { built: options.built });
     replicas[name][index] = proc;
@@ -96,11 +117,14 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     await waitUntilReady(proc, 60_000);
   };
   const all = () => Object.values(replicas).flat();
+  const stopService = async (name: ServiceName, signal: NodeJS.Signals = 'SIGTERM') => {
+    await Promise.all(replicas[name].map((p) => p.stop(signal)));
+  };
   try {
     await Promise.all(
       SERVICES.map(async (s) => {
         await launch(s.name);
-        for (let i = 1; i < (options.replicas?.[s.name] ?? 1); i++) await launch(s.name, i);
+        for (let i = 1; i < (counts[s.name] ?? 1); i++) await launch(s.name, i);
       }),
     );
   } catch (err) {
@@ -120,9 +144,11 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     replicas,
     schemas,
     env,
+    stopService,
     restart: async (name, signal = 'SIGTERM') => {
-      await processes[name].stop(signal);
-      await launch(name);
+      await stopService(name, signal);
+      // The schema is migrated already: every replica starts at once, as a Deployment's pods do after a crash.
+      await Promise.all(replicas[name].map((_, i) => launch(name, i)));
     },
     stop: async () => {
       await Promise.all(all().map((p) => p.stop('SIGTERM')));
