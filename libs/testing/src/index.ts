@@ -4,3 +4,4 @@ export { freePort } from './ports.ts';
 export { deleteStreams } from './streams.ts';
 export { eventPublisher, type Publisher } from './event-publisher.ts';
 export { SERVICE_NAMES, testServiceKeys, serviceAuthConfig, serviceAuthHeaders, testServiceToken, testSigningKey, testTokens } from './service-auth.ts';
+export { serviceCall, type Reply, type CallOptions } from './service-call.ts';

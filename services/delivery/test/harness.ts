@@ -5,7 +5,7 @@ import { connectNats } from '@preflight/bus';
 import { encodeEndpointsChanged, endpointsChangedSubject, type EndpointsChanged } from '@preflight/events';
 import type { Caller } from '@preflight/http';
 import { createLogger } from '@preflight/log';
-import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, eventPublisher, eventually, isolatedName, serviceAuthConfig, serviceAuthHeaders, type Publisher } from '@preflight/testing';
+import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, eventPublisher, eventually, isolatedName, serviceAuthConfig, serviceCall, type Publisher, type Reply } from '@preflight/testing';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { Resolver } from '../src/attempt/target.ts';
 import { startDeliveryService, type RunningDeliveryService } from '../src/app.ts';
@@ -243,11 +243,7 @@ export async function cleanup(iso: Isolation): Promise<void> {
   await dropSchemas([iso.schema]);
 }
 
-export interface Reply {
-  status: number;
-  headers: Headers;
-  body: any;
-}
+export type { Reply } from '@preflight/testing';
 
 export interface DeliveryHarness {
   base: string;
@@ -289,13 +285,8 @@ export async function startDelivery(iso: Isolation, webhookUrl: string, env: Rec
   return {
     base,
     service,
-    async call(method, path, { as, body } = {}) {
-      // As the gateway for a caller; without one, as the webhook service (the internal route's one peer).
-      const headers: Record<string, string> = { ...(await serviceAuthHeaders('delivery', as ? { caller: as } : { from: 'webhook' })), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
-      const res = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-      const text = await res.text();
-      return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-    },
+    // As the gateway for a caller; without one, as the webhook service (the internal route's one peer).
+    call: serviceCall('delivery', () => base, 'webhook'),
     async metric(name, labels = {}) {
       const text = await (await fetch(`${base}/metrics`)).text();
       const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);

@@ -7,7 +7,7 @@ import { sql } from '@preflight/db';
 import { createEvent, toTimestamp, type DomainEvent } from '@preflight/events';
 import type { Caller } from '@preflight/http';
 import { createLogger } from '@preflight/log';
-import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, eventPublisher, isolatedName, serviceAuthConfig, serviceAuthHeaders, type Publisher } from '@preflight/testing';
+import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, eventPublisher, isolatedName, serviceAuthConfig, serviceAuthHeaders, serviceCall, type Publisher, type Reply } from '@preflight/testing';
 import { startIntegrationService, type IntegrationResolvers, type RunningIntegrationService } from '../src/app.ts';
 import { loadIntegrationConfig } from '../src/config.ts';
 
@@ -110,12 +110,7 @@ function detailOf(i: StandInIssue) {
 
 // ---- The integration service ----------------------------------------------------------------
 
-export interface Reply {
-  status: number;
-  headers: Headers;
-  // Tests read arbitrary fields of whatever came back.
-  body: any;
-}
+export type { Reply } from '@preflight/testing';
 
 export interface IntegrationHarness {
   base: string;
@@ -210,12 +205,9 @@ export function integrationSuite(env: Record<string, string> = {}, resolvers: In
     hookRelay = await startHookRelay(() => h.base);
     h.hookBase = hookRelay.url;
     h.pub = await eventPublisher(prefix);
-    h.call = async (method, path, { as = asAdmin, body, raw, headers = {} } = {}) => {
-      const sent: Record<string, string> = { ...(await serviceAuthHeaders('integration', as ? { caller: as } : {})), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers };
-      const res = await fetch(`${h.base}${path}`, { method, headers: sent, ...(body !== undefined ? { body: JSON.stringify(body) } : raw !== undefined ? { body: raw } : {}) });
-      const text = await res.text();
-      return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-    };
+    // As the gateway for the operator unless told otherwise (null: the gateway without a caller).
+    const call = serviceCall('integration', () => h.base);
+    h.call = (method, path, { as = asAdmin, ...rest } = {}) => call(method, path, { as, ...rest });
     h.fileIssue = async (orgId, campaignId, fields = {}) => {
       seq += 1;
       const issue: StandInIssue = {

@@ -4,7 +4,7 @@ import express from 'express';
 import { expect } from 'vitest';
 import type { Caller } from '@preflight/http';
 import { createLogger } from '@preflight/log';
-import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, isolatedName, serviceAuthConfig, serviceAuthHeaders } from '@preflight/testing';
+import { TEST_DATABASE_URL, TEST_NATS_URL, deleteStreams, dropSchemas, isolatedName, serviceAuthConfig, serviceCall, type Reply } from '@preflight/testing';
 import { startIssueService, type RelayHandle, type RunningIssueService } from '../src/app.ts';
 import { loadIssueConfig } from '../src/config.ts';
 
@@ -73,12 +73,7 @@ export async function startCampaignStub(): Promise<CampaignStub> {
 export const asKey = (orgId: string, keyName = 'CI pipeline'): Caller => ({ kind: 'api-key', orgId, keyId: randomUUID(), keyName });
 export const asAdmin: Caller = { kind: 'admin' };
 
-export interface Reply {
-  status: number;
-  headers: Headers;
-  // Tests read arbitrary fields of whatever came back.
-  body: any;
-}
+export type { Reply } from '@preflight/testing';
 
 export interface Harness {
   base: string;
@@ -142,20 +137,8 @@ export async function startHarness(opts: { campaignUrl?: string; poolMax?: numbe
       const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && wanted.every((w) => l.includes(w)));
       return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
     },
-    async call(method, path, { as, body, headers = {} } = {}) {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers: {
-          // As the gateway for a caller; without one, as the integration service (the internal routes' one peer).
-          ...(await serviceAuthHeaders('issue', as ? { caller: as } : { from: 'integration' })),
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-          ...headers,
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const text = await res.text();
-      return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-    },
+    // As the gateway for a caller; without one, as the integration service (the internal routes' one peer).
+    call: serviceCall('issue', () => base, 'integration'),
     async close() {
       await service.shutdown('test finished');
       await stub.close();

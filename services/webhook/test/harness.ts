@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { createDatabase, type Database } from '@preflight/db';
 import type { Caller } from '@preflight/http';
 import { createLogger } from '@preflight/log';
-import { TEST_DATABASE_URL, TEST_NATS_URL, dropSchemas, isolatedName, serviceAuthConfig, serviceAuthHeaders } from '@preflight/testing';
+import { TEST_DATABASE_URL, TEST_NATS_URL, dropSchemas, isolatedName, serviceAuthConfig, serviceCall, type Reply } from '@preflight/testing';
 import { startWebhookService } from '../src/app.ts';
 import { loadWebhookConfig } from '../src/config.ts';
 import type { WebhookDatabase } from '../src/storage/schema.ts';
@@ -16,12 +16,7 @@ export const asAdmin: Caller = { kind: 'admin' };
 /** A fresh `id:base64` AES-256 key for WEBHOOK_SECRET_KEYS. */
 export const newKey = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
 
-export interface Reply {
-  status: number;
-  headers: Headers;
-  // Tests read arbitrary fields of whatever came back.
-  body: any;
-}
+export type { Reply } from '@preflight/testing';
 
 export interface Harness {
   base: string;
@@ -86,20 +81,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     subjectPrefix,
     db: reader.db,
     delivery,
-    async call(method, path, { as, body, headers = {} } = {}) {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers: {
-          // As the gateway for a caller; without one, as the delivery service (the internal routes' one peer).
-          ...(await serviceAuthHeaders('webhook', as ? { caller: as } : { from: 'delivery' })),
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-          ...headers,
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const text = await res.text();
-      return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-    },
+    // As the gateway for a caller; without one, as the delivery service (the internal routes' one peer).
+    call: serviceCall('webhook', () => base, 'delivery'),
     async close() {
       await service.shutdown('test finished');
       await reader.close();
