@@ -34,6 +34,16 @@ export interface Resealed {
 /** Writes the resealed parts whose row still holds `was`; answers how many it wrote. */
 export type WriteResealed = (changes: Resealed[]) => Promise<number>;
 
+/** A service's table of sealed secrets, as the walks see it. */
+export interface SealedStore {
+  read: ReadSealedPage;
+  write: WriteResealed;
+}
+
+/** Seals every part of `store` under the ring's active key, a page at a time; `write: false` only reports. */
+export const reencryptStore = (keys: KeyRing, store: SealedStore, opts: { write: boolean; batchSize?: number }): Promise<RingReport> =>
+  walkSealed(keys, store.read, { batchSize: opts.batchSize ?? 200, ...(opts.write ? { write: store.write } : {}) });
+
 /** A part no key of the ring opens. Never carries key material or plaintext. */
 export interface Unopened {
   id: string;

@@ -1,7 +1,7 @@
 import { createDatabase, type Kysely } from '@preflight/db';
-import { reencryptCommand as runReencryption, walkSealed, type KeyRing, type RingReport } from '@preflight/secret-box';
+import { reencryptCommand as runReencryption, reencryptStore, type KeyRing, type RingReport } from '@preflight/secret-box';
 import type { IntegrationConfig } from '../config.ts';
-import { sealedCredentialsPage, writeResealedCredentials } from '../storage/sealed-credentials.ts';
+import { sealedCredentials } from '../storage/sealed-credentials.ts';
 import type { IntegrationDatabase } from '../storage/schema.ts';
 
 /**
@@ -10,17 +10,13 @@ import type { IntegrationDatabase } from '../storage/schema.ts';
  * what was read). `write: false` only reports.
  */
 export const reencryptIntegrationSecrets = (db: Kysely<IntegrationDatabase>, keys: KeyRing, opts: { write: boolean; batchSize?: number }): Promise<RingReport> =>
-  walkSealed(keys, (after, limit) => sealedCredentialsPage(db, after, limit), {
-    batchSize: opts.batchSize ?? 200,
-    ...(opts.write ? { write: (changes: Parameters<typeof writeResealedCredentials>[1]) => writeResealedCredentials(db, changes) } : {}),
-  });
+  reencryptStore(keys, sealedCredentials(db), opts);
 
 /** `main.ts reencrypt-secrets [--check]`, as the webhook service's. */
 export async function reencryptCommand(config: IntegrationConfig, args: string[]): Promise<number> {
   const database = createDatabase<IntegrationDatabase>({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, poolMax: 2, applicationName: 'integration-reencrypt' });
   try {
-    const db = database.db;
-    return await runReencryption({ service: 'integration', ring: config.INTEGRATION_SECRET_KEYS, args, read: (after, limit) => sealedCredentialsPage(db, after, limit), write: (changes) => writeResealedCredentials(db, changes) });
+    return await runReencryption({ service: 'integration', ring: config.INTEGRATION_SECRET_KEYS, args, ...sealedCredentials(database.db) });
   } finally {
     await database.close();
   }

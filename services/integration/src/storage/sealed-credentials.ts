@@ -1,5 +1,5 @@
-import { sql, type Kysely } from '@preflight/db';
-import type { Resealed, SealedRow } from '@preflight/secret-box';
+import { sql, writeSealedColumns, type Kysely } from '@preflight/db';
+import type { Resealed, SealedRow, SealedStore } from '@preflight/secret-box';
 import { credentialsContext, inboundSecretContext, UNDECRYPTABLE } from '../domain/sealing.ts';
 import { credentialsOf, inboundSecretOf } from './connections.ts';
 import type { IntegrationDatabase } from './schema.ts';
@@ -7,6 +7,12 @@ import type { IntegrationDatabase } from './schema.ts';
 /** The kinds of sealed part a connection holds (the gauge's and the report's labels). */
 export const CREDENTIALS = 'credentials';
 export const INBOUND_SECRET = 'inbound-secret';
+
+/** The connections' sealed credentials and inbound secrets, for the key ring's walks. */
+export const sealedCredentials = (db: Kysely<IntegrationDatabase>): SealedStore => ({
+  read: (after, limit) => sealedCredentialsPage(db, after, limit),
+  write: (changes) => writeResealedCredentials(db, changes),
+});
 
 /** Live connections' sealed credentials and inbound secrets after `afterId`, in id order (deleted ones are never opened again). */
 export async function sealedCredentialsPage(db: Kysely<IntegrationDatabase>, afterId: string | undefined, limit: number): Promise<SealedRow[]> {
@@ -34,16 +40,7 @@ export async function writeResealedCredentials(db: Kysely<IntegrationDatabase>, 
   if (changes.length === 0) return 0;
   let written = 0;
   for (const [kind, prefix] of [[CREDENTIALS, 'credentials'], [INBOUND_SECRET, 'inbound']] as const) {
-    const of = changes.filter((c) => c.kind === kind);
-    if (of.length === 0) continue;
-    const values = sql.join(of.map((c) => sql`(${c.id}::uuid, ${c.was.iv}::bytea, ${c.now.keyId}::text, ${c.now.iv}::bytea, ${c.now.ciphertext}::bytea, ${c.now.tag}::bytea)`));
-    const result = await sql`
-      update connections c
-         set ${sql.raw(`${prefix}_key_id`)} = v.key_id, ${sql.raw(`${prefix}_iv`)} = v.iv,
-             ${sql.raw(`${prefix}_ciphertext`)} = v.ciphertext, ${sql.raw(`${prefix}_tag`)} = v.tag
-        from (values ${values}) as v (id, was_iv, key_id, iv, ciphertext, tag)
-       where c.id = v.id and c.${sql.raw(`${prefix}_iv`)} = v.was_iv`.execute(db);
-    written += Number(result.numAffectedRows ?? 0n);
+    written += await writeSealedColumns(db, 'connections', prefix, changes.filter((c) => c.kind === kind));
   }
   return written;
 }

@@ -1,7 +1,7 @@
 import { createDatabase, type Kysely } from '@preflight/db';
-import { reencryptCommand as runReencryption, walkSealed, type KeyRing, type RingReport } from '@preflight/secret-box';
+import { reencryptCommand as runReencryption, reencryptStore, type KeyRing, type RingReport } from '@preflight/secret-box';
 import type { WebhookConfig } from '../config.ts';
-import { sealedSecretsPage, writeResealedSecrets } from '../storage/sealed-secrets.ts';
+import { sealedSecrets } from '../storage/sealed-secrets.ts';
 import type { WebhookDatabase } from '../storage/schema.ts';
 
 /**
@@ -10,17 +10,13 @@ import type { WebhookDatabase } from '../storage/schema.ts';
  * row still holds what was read). `write: false` only reports.
  */
 export const reencryptWebhookSecrets = (db: Kysely<WebhookDatabase>, keys: KeyRing, opts: { write: boolean; batchSize?: number }): Promise<RingReport> =>
-  walkSealed(keys, (after, limit) => sealedSecretsPage(db, after, limit), {
-    batchSize: opts.batchSize ?? 200,
-    ...(opts.write ? { write: (changes: Parameters<typeof writeResealedSecrets>[1]) => writeResealedSecrets(db, changes) } : {}),
-  });
+  reencryptStore(keys, sealedSecrets(db), opts);
 
 /** `main.ts reencrypt-secrets [--check]`: the operator's command after an at-rest key rotation. */
 export async function reencryptCommand(config: WebhookConfig, args: string[]): Promise<number> {
   const database = createDatabase<WebhookDatabase>({ url: config.DATABASE_URL, schema: config.DB_SCHEMA, poolMax: 2, applicationName: 'webhook-reencrypt' });
   try {
-    const db = database.db;
-    return await runReencryption({ service: 'webhook', ring: config.WEBHOOK_SECRET_KEYS, args, read: (after, limit) => sealedSecretsPage(db, after, limit), write: (changes) => writeResealedSecrets(db, changes) });
+    return await runReencryption({ service: 'webhook', ring: config.WEBHOOK_SECRET_KEYS, args, ...sealedSecrets(database.db) });
   } finally {
     await database.close();
   }

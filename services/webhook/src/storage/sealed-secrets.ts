@@ -1,5 +1,5 @@
-import { sql, type Kysely } from '@preflight/db';
-import type { Resealed, SealedRow } from '@preflight/secret-box';
+import { sql, writeSealedColumns, type Kysely } from '@preflight/db';
+import type { Resealed, SealedRow, SealedStore } from '@preflight/secret-box';
 import { secretContext } from '../domain/secret-context.ts';
 import type { WebhookDatabase } from './schema.ts';
 import { sealedPreviousSecret, sealedSecret } from './webhooks.ts';
@@ -7,6 +7,12 @@ import { sealedPreviousSecret, sealedSecret } from './webhooks.ts';
 /** The kinds of sealed part a webhook row holds (the gauge's and the report's labels). */
 export const SIGNING_SECRET = 'signing-secret';
 export const PREVIOUS_SIGNING_SECRET = 'previous-signing-secret';
+
+/** The endpoints' sealed secrets, for the key ring's walks. */
+export const sealedSecrets = (db: Kysely<WebhookDatabase>): SealedStore => ({
+  read: (after, limit) => sealedSecretsPage(db, after, limit),
+  write: (changes) => writeResealedSecrets(db, changes),
+});
 
 /**
  * Every endpoint's sealed secrets after `afterId`, in id order: the current one, and the
@@ -45,16 +51,7 @@ export async function writeResealedSecrets(db: Kysely<WebhookDatabase>, changes:
     await trx.selectFrom('webhooks').select('id').where('id', 'in', ids).orderBy('id').forUpdate().execute();
     let written = 0;
     for (const [kind, prefix] of [[SIGNING_SECRET, 'secret'], [PREVIOUS_SIGNING_SECRET, 'previous_secret']] as const) {
-      const of = changes.filter((c) => c.kind === kind);
-      if (of.length === 0) continue;
-      const values = sql.join(of.map((c) => sql`(${c.id}::uuid, ${c.was.iv}::bytea, ${c.now.keyId}::text, ${c.now.iv}::bytea, ${c.now.ciphertext}::bytea, ${c.now.tag}::bytea)`));
-      const result = await sql`
-        update webhooks w
-           set ${sql.raw(`${prefix}_key_id`)} = v.key_id, ${sql.raw(`${prefix}_iv`)} = v.iv,
-               ${sql.raw(`${prefix}_ciphertext`)} = v.ciphertext, ${sql.raw(`${prefix}_tag`)} = v.tag
-          from (values ${values}) as v (id, was_iv, key_id, iv, ciphertext, tag)
-         where w.id = v.id and w.${sql.raw(`${prefix}_iv`)} = v.was_iv`.execute(trx);
-      written += Number(result.numAffectedRows ?? 0n);
+      written += await writeSealedColumns(trx, 'webhooks', prefix, changes.filter((c) => c.kind === kind));
     }
     return written;
   });
