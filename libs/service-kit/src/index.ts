@@ -1,3 +1,4 @@
 export { databaseConfigShape, listenConfigShape, kitConfigShape, logConfigShape, LOG_LEVELS, DEFAULT_DATABASE_URL, type KitConfig } from './config.ts';
 export { runService, migrateService, type ServiceSpec, type Resources, type Wiring, type RunOptions, type RunningService, type NatsResources } from './run-service.ts';
 export { serviceMain } from './main.ts';
+export { consumerBase } from './consumers.ts';

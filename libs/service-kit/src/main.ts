@@ -9,13 +9,20 @@ import { migrateService, runService, type ServiceSpec } from './run-service.ts';
 /**
  * A service's whole `main.ts`: runtime flags, the bundle's source map, its configuration
  * (a bad value stops it with one line), a logger, fatal-error exits; then `main.ts migrate`
- * migrates and exits, anything else serves until SIGTERM. `beforeStart` warns about settings.
+ * migrates and exits, `main.ts <name> …` runs `commands[name]` (with the configuration and the
+ * arguments after its name) and exits with the code it answers, anything else serves until
+ * SIGTERM. `beforeStart` warns about settings.
  * `telemetry` (started by `main.ts` before anything else was imported) is flushed last at shutdown.
  */
 export async function serviceMain<DB, C extends KitConfig, H extends object>(
   spec: ServiceSpec<DB, C, H>,
   loadConfig: () => C,
-  opts: { runtimeFlags?: boolean; beforeStart?: (config: C, logger: Logger) => void; telemetry?: Telemetry } = {},
+  opts: {
+    runtimeFlags?: boolean;
+    beforeStart?: (config: C, logger: Logger) => void;
+    telemetry?: Telemetry;
+    commands?: Record<string, (config: C, args: string[]) => Promise<number>>;
+  } = {},
 ): Promise<void> {
   if (opts.runtimeFlags ?? true) applyRuntimeFlags();
   loadSourceMapsNow();
@@ -28,6 +35,12 @@ export async function serviceMain<DB, C extends KitConfig, H extends object>(
     logger.info({ schema: config.DB_SCHEMA }, 'migrated');
     await opts.telemetry?.shutdown();
     process.exit(0);
+  }
+  const command = process.argv[2] !== undefined ? opts.commands?.[process.argv[2]] : undefined;
+  if (command) {
+    const code = await command(config, process.argv.slice(3));
+    await opts.telemetry?.shutdown();
+    process.exit(code);
   }
   if (opts.telemetry?.enabled) logger.info('tracing on: spans exported per OTEL_* settings (docs/operations.md, "Reading a trace")');
   opts.beforeStart?.(config, logger);

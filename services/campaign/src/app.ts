@@ -1,7 +1,7 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { startConsumer, startOutboxRelay, type OutboxRelay } from '@preflight/bus';
-import { migrateService, runService, type RunOptions, type RunningService, type ServiceSpec } from '@preflight/service-kit';
+import { consumerBase, migrateService, runService, type RunOptions, type RunningService, type ServiceSpec } from '@preflight/service-kit';
 import type { CampaignConfig } from './config.ts';
 import { READINESS_CONSUMER, readinessBatchHandler, readinessSubject } from './consumers/readiness.ts';
 import { campaignMetrics } from './metrics.ts';
@@ -36,8 +36,9 @@ export const campaignService: ServiceSpec<CampaignDatabase, CampaignConfig, Camp
   // The issue service's campaign directory reads through to it.
   peers: ['issue'],
   events: true,
-  async wire({ config, logger, database, registry, nats }) {
-    const { conn, js, jsm } = nats!;
+  async wire(resources) {
+    const { config, logger, database, registry, nats } = resources;
+    const { conn, js } = nats!;
     const metrics = campaignMetrics(registry);
     const prefix = config.EVENTS_SUBJECT_PREFIX;
     let relay: OutboxRelay | undefined;
@@ -51,15 +52,9 @@ export const campaignService: ServiceSpec<CampaignDatabase, CampaignConfig, Camp
     };
     startRelay();
     const consumer = await startConsumer({
-      js,
-      jsm,
-      stream: config.EVENTS_STREAM,
+      ...consumerBase(resources),
       durable: READINESS_CONSUMER,
       filterSubjects: [readinessSubject(prefix)],
-      db: database.db,
-      schema: database.schema,
-      logger,
-      registry,
       // Batches of different campaigns proceed side by side; those of one campaign queue on its
       // statistics row. No deadlock: every batch locks its campaigns in campaignId order.
       concurrency: 2,

@@ -2,7 +2,7 @@ import { startConsumer } from '@preflight/bus';
 import { listenFor } from '@preflight/db';
 import { allSubjects, decodeEndpointsChanged, endpointsChangedSubject } from '@preflight/events';
 import type { Logger } from '@preflight/log';
-import { migrateService, runService, type RunOptions, type RunningService, type ServiceSpec } from '@preflight/service-kit';
+import { consumerBase, migrateService, runService, type RunOptions, type RunningService, type ServiceSpec } from '@preflight/service-kit';
 import type { Resolver } from './attempt/target.ts';
 import { EndpointDirectory } from './clients/endpoint-directory.ts';
 import { createWebhookClient } from './clients/webhook-client.ts';
@@ -36,8 +36,9 @@ export function deliveryService(resolveHost?: Resolver): ServiceSpec<DeliveryDat
     // The webhook service asks for the admin list's per-endpoint stats.
     peers: ['webhook'],
     events: true,
-    async wire({ config, logger, database, registry, nats, tokens }) {
-      const { conn, js, jsm } = nats!;
+    async wire(resources) {
+      const { config, logger, database, registry, nats, tokens } = resources;
+      const { conn } = nats!;
       const webhooks = createWebhookClient(config.WEBHOOK_URL, tokens);
       const endpoints = new EndpointDirectory(webhooks, config.DELIVERY_ENDPOINT_CACHE_TTL_MS);
       const metrics = deliveryMetrics(registry, database.db);
@@ -110,16 +111,10 @@ export function deliveryService(resolveHost?: Resolver): ServiceSpec<DeliveryDat
       unstoredGauge(registry, fan.unstored);
       stalledGauge(registry, () => work.stalled());
       const consumer = await startConsumer({
-        js,
-        jsm,
-        stream: config.EVENTS_STREAM,
+        ...consumerBase(resources),
         durable: FANOUT_CONSUMER,
         // Every domain event, in one subject: NATS before 2.10 allows one filter per consumer.
         filterSubjects: [allSubjects(config.EVENTS_SUBJECT_PREFIX)],
-        db: database.db,
-        schema: database.schema,
-        logger,
-        registry,
         concurrency: 4,
         // Transactions of many events (one inbox insert, one statement for their attempts and
         // deliveries, one commit, one outcome report for all of them) under a steady flow;

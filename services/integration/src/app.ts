@@ -4,7 +4,7 @@ import { allSubjects } from '@preflight/events';
 import { jsonBodies } from '@preflight/http';
 import type { Logger } from '@preflight/log';
 import { createTargetChecker, type HostResolver } from '@preflight/net';
-import { migrateService, runService, type RunOptions, type RunningService, type ServiceSpec } from '@preflight/service-kit';
+import { consumerBase, migrateService, runService, type RunOptions, type RunningService, type ServiceSpec } from '@preflight/service-kit';
 import { createIssueClient } from './clients/issue-client.ts';
 import type { IntegrationConfig } from './config.ts';
 import { eventJobsHandler, SYNC_CONSUMER } from './consumer/event-jobs.ts';
@@ -39,8 +39,8 @@ export function integrationService(resolvers: IntegrationResolvers = {}): Servic
     // Only the gateway calls it (admin routes, the trackers' inbound hooks).
     peers: [],
     events: true,
-    async wire({ config, logger, database, registry, nats, tokens }) {
-      const { js, jsm } = nats!;
+    async wire(resources) {
+      const { config, logger, database, registry, tokens } = resources;
       const allowPrivate = config.WEBHOOK_ALLOW_PRIVATE_TARGETS;
       const safeFetch = createSafeFetch({ allowPrivate, ...(resolvers.resolve ? { resolve: resolvers.resolve } : {}) });
       const fetch = safeFetch.create(config.INTEGRATION_CALL_TIMEOUT_MS);
@@ -74,16 +74,10 @@ export function integrationService(resolvers: IntegrationResolvers = {}): Servic
         createRetryMinMs: config.INTEGRATION_CREATE_RETRY_MIN_MS,
       });
       const consumer = await startConsumer({
-        js,
-        jsm,
-        stream: config.EVENTS_STREAM,
+        ...consumerBase(resources),
         durable: SYNC_CONSUMER,
         // One subject: NATS before 2.10 allows one filter per consumer.
         filterSubjects: [allSubjects(config.EVENTS_SUBJECT_PREFIX)],
-        db: database.db,
-        schema: database.schema,
-        logger,
-        registry,
         concurrency: 4,
         batchHandler: eventJobsHandler(config.EVENTS_SUBJECT_PREFIX, logger),
       });

@@ -7,14 +7,10 @@ const { serviceMain } = await import('@preflight/service-kit');
 const { integrationService } = await import('./app.ts');
 const { loadIntegrationConfig } = await import('./config.ts');
 
-// The operator's command after an at-rest key rotation (docs/operations.md): no server, no NATS.
-if (process.argv[2] === 'reencrypt-secrets') {
-  const { reencryptCommand } = await import('./secrets/reencrypt.ts');
-  process.exit(await reencryptCommand(loadIntegrationConfig(), process.argv.slice(3)));
-}
-
 await serviceMain(integrationService(), () => loadIntegrationConfig(), {
   telemetry,
+  // The operator's command after an at-rest key rotation (docs/operations.md): no server, no NATS.
+  commands: { 'reencrypt-secrets': async (config, args) => (await import('./secrets/reencrypt.ts')).reencryptCommand(config, args) },
   beforeStart: (config, logger) => {
     if (config.WEBHOOK_ALLOW_PRIVATE_TARGETS) logger.warn('WEBHOOK_ALLOW_PRIVATE_TARGETS is on: provider URLs may name private and loopback addresses');
   },

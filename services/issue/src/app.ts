@@ -1,6 +1,6 @@
 import { startConsumer, startOutboxRelay, type OutboxRelay } from '@preflight/bus';
 import { ownerSubjects } from '@preflight/events';
-import { migrateService, runService, type RunOptions, type RunningService, type ServiceSpec } from '@preflight/service-kit';
+import { consumerBase, migrateService, runService, type RunOptions, type RunningService, type ServiceSpec } from '@preflight/service-kit';
 import type { Logger } from '@preflight/log';
 import type { IssueConfig } from './config.ts';
 import { createCampaignClient } from './directory/campaign-client.ts';
@@ -33,8 +33,9 @@ export const issueService: ServiceSpec<IssueDatabase, IssueConfig, { relay: Rela
   // The integration service reads issues and changes their status for the trackers.
   peers: ['integration'],
   events: true,
-  async wire({ config, logger, database, registry, nats, tokens }) {
-    const { js, jsm } = nats!;
+  async wire(resources) {
+    const { config, logger, database, registry, nats, tokens } = resources;
+    const { js } = nats!;
     const prefix = config.EVENTS_SUBJECT_PREFIX;
     const campaigns = createCampaignClient(config.CAMPAIGN_URL, tokens);
     let relay: OutboxRelay | undefined = startOutboxRelay({ db: database.db, pool: database.pool, schema: database.schema, js, logger, registry });
@@ -44,16 +45,10 @@ export const issueService: ServiceSpec<IssueDatabase, IssueConfig, { relay: Rela
       await current?.stop();
     };
     const consumer = await startConsumer({
-      js,
-      jsm,
-      stream: config.EVENTS_STREAM,
+      ...consumerBase(resources),
       durable: DIRECTORY_CONSUMER,
       // One subject: NATS before 2.10 allows one filter per consumer.
       filterSubjects: [ownerSubjects('campaign', prefix)],
-      db: database.db,
-      schema: database.schema,
-      logger,
-      registry,
       concurrency: 4,
       handler: campaignEventHandler(prefix, logger),
     });
