@@ -213,6 +213,29 @@ describe('finding 5: capability checks and kubeVersion', () => {
   });
 });
 
+/** Names the values schemas do not know, and a service's own variables of the wrong type (typed from its config shape). */
+const SCHEMA_REFUSALS: Array<[string, string[], string]> = [
+    ['gateway', ['--set', 'replicaCont=3'], 'replicaCont'],
+    ['gateway', ['--set', 'image.tga=1'], 'tga'],
+    ['campaign', ['--set', 'networkPolicy.enabeld=false'], 'enabeld'],
+    ['issue', ['--set', 'config.DATABASE_URL=postgres://x'], 'config'],
+    ['webhook', ['--set', 'config.WEBHOOK_SECRET_KEYS=k1:AAAA'], 'config'],
+    ['campaign', ['--set', 'config.NATS_URL=nats://user:pw@nats:4222'], 'config'],
+    ['issue', [...MONITORING, '--set', 'prometheusRule.slo.latency.objective=99'], 'objective'],
+    ['preflight', ['--set', 'gatway.enabled=false'], 'gatway'],
+    ['preflight', ['--set', 'global.imageTga=1'], 'imageTga'],
+    ['preflight', ['--set', 'campaign.replicaCont=1'], 'replicaCont'],
+    ['preflight', ['--set', 'webhook.replicaCont=1'], 'replicaCont'],
+    ['delivery', ['--set', 'config.NATS_URL=nats://user:pw@nats:4222'], 'config'],
+    ['campaign', ['--set', 'config.DB_POOL_MAX=0'], 'DB_POOL_MAX'],
+    ['gateway', ['--set', 'config.LOG_LEVEL=verbose'], 'LOG_LEVEL'],
+    ['webhook', ['--set', 'config.WEBHOOK_ALLOW_PRIVATE_TARGETS=maybe'], 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],
+    ['preflight', ['--set', 'delivery.config.DELIVERY_WORKERS=lots'], 'DELIVERY_WORKERS'],
+    ['integration', ['--set', 'config.INTEGRATION_SECRET_KEYS=k1:AAAA'], 'config'],
+    ['preflight', ['--set', 'integration.config.INTEGRATION_WORKERS=lots'], 'INTEGRATION_WORKERS'],
+    ['preflight', [...MONITORING, '--set', 'integration.prometheusRule.rules.integrationJobFailures.ratio=2'], 'ratio'],
+];
+
 describe('finding 6 (and 2, 5): values that are refused, by the schema or a template fail', () => {
   /** A values file, written when the case runs (the work directory exists only then). */
   const file = (name: string, values: unknown) => () => ['-f', valuesFile(name, values)];
@@ -264,6 +287,7 @@ describe('finding 6 (and 2, 5): values that are refused, by the schema or a temp
     ['issue', ['--set', 'global.services.campaign.url=campaign:8081'], 'url'],
     ['issue', ['--set', 'migrations.databaseUrlSecret.key=bad key'], 'key'],
     ['issue', ['--set', 'monitoringApi=yes'], 'monitoringApi'],
+    ...SCHEMA_REFUSALS,
   ] as Array<[string, string[] | (() => string[]), string]>)('%s refuses %j', async (chart, args, word) => {
     await expect(template(chart, typeof args === 'function' ? args() : args)).rejects.toThrow(word);
   });
