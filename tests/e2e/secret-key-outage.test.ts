@@ -46,7 +46,8 @@ async function pendingDeliveries(endpointId: string): Promise<Array<{ status: st
 }
 
 describe('a webhook service that cannot open an endpoint\'s secret', () => {
-  it('holds the endpoint\'s deliveries, alerts, and delivers them once the key is back', async () => {
+  // Two restarts of the webhook service (every replica, under E2E_REPLICAS) on a loaded machine: more than the default 30 s.
+  it('holds the endpoint\'s deliveries, alerts, and delivers them once the key is back', { timeout: 90_000 }, async () => {
     const t = await freshTenant(sys);
     const key = t.keys.all!.key;
     const created = await call(sys, 'POST', '/api/v1/webhooks', { apiKey: key, body: { url: receiver.url, events: ['IssueCreated'] } });
