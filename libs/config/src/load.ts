@@ -28,7 +28,9 @@ export function loadConfig<S extends z.ZodRawShape>(
 
   const problems = result.error.issues.map((issue) => {
     const name = String(issue.path[0] ?? '(environment)');
-    const message = issue.code === 'invalid_type' && cleaned[name] === undefined ? 'is required but not set' : issue.message;
+    // A field may say where its value comes from (zod `.describe`): said with the missing setting.
+    const where = (shape[name] as z.ZodType | undefined)?.description;
+    const message = issue.code === 'invalid_type' && cleaned[name] === undefined ? `is required but not set${where ? `: ${where}` : ''}` : issue.message;
     return `configuration error: ${name} ${message}`;
   });
   if (opts.exitOnError === false) throw new ConfigError(problems);

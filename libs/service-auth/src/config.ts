@@ -1,16 +1,22 @@
 import { z } from 'zod';
 import { parsePublicKeys, parseSigningKey } from './keys.ts';
 
+/** Where the keys come from, said when one is missing. */
+const FROM = 'generate the keys with `npx tsx scripts/service-auth-keys.ts` (docs/operations.md, "Service-to-service keys"); `npm start` keeps its own';
+
 /** A zod field whose transform parses the value, and reports a bad one without quoting it. */
 const parsed = <T>(parse: (value: string) => T) =>
-  z.string().transform((value, ctx) => {
-    try {
-      return parse(value);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: (err as Error).message });
-      return z.NEVER;
-    }
-  });
+  z
+    .string()
+    .transform((value, ctx) => {
+      try {
+        return parse(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    })
+    .describe(FROM);
 
 /** The signing key alone: the gateway calls services but no service calls it. */
 export const serviceSigningConfigShape = (service: string) => ({
