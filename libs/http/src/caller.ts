@@ -15,12 +15,24 @@ export const CALLER_HEADERS = {
   keyName: 'x-preflight-key-name',
 } as const;
 
+/** A console member's role in their organisation (public-api-v1.md names Owner and Admin; everyone else is a Member). */
+export type MemberRole = 'Owner' | 'Admin' | 'Member';
+export const MEMBER_ROLES: readonly MemberRole[] = ['Owner', 'Admin', 'Member'];
+
+/**
+ * Who a request acts for: an organisation's API key (`/api/v1`), the operator (`/admin/v1`, every
+ * organisation), or a member of one organisation signed in to the console, who reaches the admin
+ * API through the console and is confined to that organisation (the gateway checks the role per
+ * endpoint from the route manifest; services answer 404 for another organisation's resources).
+ */
 export type Caller =
   | { kind: 'api-key'; orgId: string; keyId: string; keyName: string }
-  | { kind: 'admin' };
+  | { kind: 'admin' }
+  | { kind: 'member'; orgId: string; userId: string; role: MemberRole };
 
 export function callerHeaders(caller: Caller): Record<string, string> {
   if (caller.kind === 'admin') return { [CALLER_HEADERS.actor]: 'admin' };
+  if (caller.kind === 'member') return { [CALLER_HEADERS.actor]: 'member', [CALLER_HEADERS.orgId]: caller.orgId };
   return {
     [CALLER_HEADERS.actor]: 'api-key',
     [CALLER_HEADERS.orgId]: caller.orgId,
@@ -57,7 +69,7 @@ export function callerOf(req: Request): Caller {
 
 /** The organisation a caller is confined to; an operator (admin) sees every organisation. */
 export function orgScopeOf(caller: Caller): string | undefined {
-  return caller.kind === 'api-key' ? caller.orgId : undefined;
+  return caller.kind === 'admin' ? undefined : caller.orgId;
 }
 
 /**
@@ -70,6 +82,13 @@ export function requireApiKey(req: Request): Extract<Caller, { kind: 'api-key' }
   return caller;
 }
 
-export function requireAdmin(req: Request): void {
-  if (callerOf(req).kind !== 'admin') throw new AppError('forbidden', 'This operation is reserved to the operator.');
+/**
+ * Admin (`/admin/v1`) routes act for the operator or for a console member. Returns the
+ * organisation the caller is confined to (undefined for the operator): a handler must answer 404
+ * for any resource outside it, exactly as for an unknown id.
+ */
+export function requireAdmin(req: Request): string | undefined {
+  const caller = callerOf(req);
+  if (caller.kind === 'api-key') throw new AppError('forbidden', 'This operation is reserved to the operator and the organisation\'s members.');
+  return orgScopeOf(caller);
 }

@@ -5,6 +5,8 @@ import { tokenKid, type PublicKeyRing, type SigningKey } from './keys.ts';
 
 /** The service whose tokens may carry an end caller's identity: only it authenticates clients. */
 export const GATEWAY = 'gateway';
+/** The console signs members in; its tokens may carry a member caller, and only to the gateway. */
+export const CONSOLE = 'console';
 
 /** A token lives a minute; callers re-mint it 20 s before it ends, so none is sent nearly expired. */
 export const TOKEN_TTL_SECONDS = 60;
@@ -19,6 +21,7 @@ const CACHE_ENTRIES = 10_000;
 const CallerClaim = z.union([
   z.object({ kind: z.literal('admin') }).strict(),
   z.object({ kind: z.literal('api-key'), orgId: z.string().min(1), keyId: z.string().min(1), keyName: z.string() }).strict(),
+  z.object({ kind: z.literal('member'), orgId: z.string().min(1), userId: z.string().min(1), role: z.enum(['Owner', 'Admin', 'Member']) }).strict(),
 ]);
 
 export interface TokenClaims {
@@ -26,7 +29,10 @@ export interface TokenClaims {
   from: string;
   /** Audience: the service called. */
   to: string;
-  /** The end caller (API key or operator) the gateway authenticated; only the gateway sets it. */
+  /**
+   * The end caller: the API key or operator the gateway authenticated (the gateway's tokens), or
+   * the signed-in member the console acts for (the console's tokens to the gateway).
+   */
   caller?: Caller | undefined;
   /** Seconds since the epoch; now by default. */
   issuedAt?: number;
@@ -66,7 +72,7 @@ export function serviceTokens(key: SigningKey): ServiceTokens {
   return {
     service: key.service,
     authorization(to, caller) {
-      const id = caller === undefined ? to : caller.kind === 'admin' ? `${to}\0admin` : `${to}\0${caller.orgId}\0${caller.keyId}\0${caller.keyName}`;
+      const id = caller === undefined ? to : `${to}\0${callerKey(caller)}`;
       const now = Date.now() / 1000;
       const hit = cache.get(id);
       if (hit && hit.refreshAt > now) return hit.value;
@@ -77,6 +83,18 @@ export function serviceTokens(key: SigningKey): ServiceTokens {
       return value;
     },
   };
+}
+
+/** A caller's cache key: every claim that goes into its tokens. */
+function callerKey(caller: Caller): string {
+  switch (caller.kind) {
+    case 'admin':
+      return 'admin';
+    case 'api-key':
+      return `key\0${caller.orgId}\0${caller.keyId}\0${caller.keyName}`;
+    case 'member':
+      return `member\0${caller.orgId}\0${caller.userId}\0${caller.role}`;
+  }
 }
 
 /** Why a token was refused; the detail goes to the caller as is (never key material). */
@@ -126,10 +144,13 @@ export function tokenVerifier(self: string, ring: PublicKeyRing): TokenVerifier 
       if (payload.exp! - payload.iat! > MAX_LIFETIME_SECONDS) throw new ServiceAuthError(`The service token lives longer than ${MAX_LIFETIME_SECONDS} s.`);
       let caller: Caller | undefined;
       if (payload.caller !== undefined) {
-        if (owner !== GATEWAY) throw new ServiceAuthError(`Only the gateway's tokens carry a caller; this one is the ${owner} service's.`);
         const parsed = CallerClaim.safeParse(payload.caller);
         if (!parsed.success) throw new ServiceAuthError('The service token carries a malformed caller.');
         caller = parsed.data;
+        const consoleMember = owner === CONSOLE && caller.kind === 'member' && self === GATEWAY;
+        if (owner !== GATEWAY && !consoleMember) {
+          throw new ServiceAuthError(`Only the gateway's tokens (and the console's, for a member, to the gateway) carry a caller; this one is the ${owner} service's.`);
+        }
       }
       const call = { service: owner, caller };
       cache.set(token, { call, exp: payload.exp! });

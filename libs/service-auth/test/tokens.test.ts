@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { generateDeploymentKeys, parsePublicKeys, parseSigningKey, ServiceAuthError, serviceTokens, signServiceToken, tokenVerifier } from '../src/index.ts';
 
-const deployment = generateDeploymentKeys(['gateway', 'delivery', 'webhook'], 'k1');
+const deployment = generateDeploymentKeys(['gateway', 'delivery', 'webhook', 'console'], 'k1');
 const ring = parsePublicKeys(deployment.publicKeys);
 const key = (service: string) => parseSigningKey(service, deployment.keys[service]!);
 const webhook = tokenVerifier('webhook', ring);
@@ -25,6 +25,21 @@ describe('service tokens', () => {
     const peer = await serviceTokens(key('delivery')).authorization('webhook');
     expect(await webhook.verify(peer.slice('Bearer '.length))).toEqual({ service: 'delivery', caller: undefined });
     expect(await refusal(await signServiceToken(key('delivery'), { from: 'delivery', to: 'webhook', caller: { kind: 'admin' } }))).toMatch(/Only the gateway/);
+  });
+
+  it('carry a console member to the gateway only, and nothing else from the console', async () => {
+    const member = { kind: 'member' as const, orgId: 'o1', userId: 'u1', role: 'Admin' as const };
+    const gateway = tokenVerifier('gateway', ring);
+    const toGateway = await serviceTokens(key('console')).authorization('gateway', member);
+    expect(await gateway.verify(toGateway.slice('Bearer '.length))).toEqual({ service: 'console', caller: member });
+    // The gateway forwards the member to a service; the console cannot address one itself.
+    const forwarded = await serviceTokens(key('gateway')).authorization('webhook', member);
+    expect(await webhook.verify(forwarded.slice('Bearer '.length))).toEqual({ service: 'gateway', caller: member });
+    expect(await refusal(await signServiceToken(key('console'), { from: 'console', to: 'webhook', caller: member }))).toMatch(/Only the gateway/);
+    const asOperator = await signServiceToken(key('console'), { from: 'console', to: 'gateway', caller: { kind: 'admin' } });
+    await expect(gateway.verify(asOperator)).rejects.toThrow(/Only the gateway/);
+    const badRole = await signServiceToken(key('console'), { from: 'console', to: 'gateway', caller: { ...member, role: 'Root' as 'Owner' } });
+    await expect(gateway.verify(badRole)).rejects.toThrow(/malformed caller/);
   });
 
   it('are minted once per audience and caller while fresh', async () => {

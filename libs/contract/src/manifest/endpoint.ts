@@ -13,16 +13,24 @@ import type { JsonSchema } from '../openapi/schemas.ts';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Who answers: the gateway itself or the service it forwards to. */
-export type ServiceName = 'gateway' | 'campaign' | 'issue' | 'webhook' | 'delivery' | 'integration';
+export type ServiceName = 'gateway' | 'campaign' | 'issue' | 'webhook' | 'delivery' | 'integration' | 'console';
 
 /**
- * Who may call: an API key carrying `scope` (`any`: any valid key), the operator (`admin`),
+ * Which console members may call an admin endpoint for their own organisation: `Member` (every
+ * member), `Admin` (Owners and Admins: keys, webhooks, integrations, members, campaign set-up).
+ * An admin endpoint without it is the operator's alone.
+ */
+export type MemberAccess = 'Member' | 'Admin';
+
+/**
+ * Who may call: an API key carrying `scope` (`any`: any valid key), the operator (`admin`, and
+ * console members as `members` says),
  * anyone (`none`; with `limitBy`, rate-limited per value of that UUID path parameter), or
  * other services over `/internal/v1` (`internal`, never routed by the gateway).
  */
 export type EndpointAccess =
   | { auth: 'api-key'; scope: Scope | 'any' }
-  | { auth: 'admin' }
+  | { auth: 'admin'; members?: MemberAccess }
   | { auth: 'none'; limitBy?: string }
   | { auth: 'internal'; callers: readonly ServiceName[] };
 

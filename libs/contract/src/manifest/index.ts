@@ -31,4 +31,4 @@ export const endpointList = (): Array<Endpoint & { id: EndpointId }> =>
 export { ADMIN_ENDPOINTS, HOOK_ENDPOINTS, INTERNAL_ENDPOINTS, PUBLIC_ENDPOINTS };
 export { INTERNAL_CONTRACTS, type InternalContract } from './internal-endpoints.ts';
 export { EventNamesSchema } from './public.ts';
-export { openApiPath, type Endpoint, type EndpointAccess, type HttpMethod, type OperationDoc, type ServiceName } from './endpoint.ts';
+export { openApiPath, type Endpoint, type EndpointAccess, type HttpMethod, type MemberAccess, type OperationDoc, type ServiceName } from './endpoint.ts';
