@@ -9,6 +9,8 @@
  *   --quick            short runs (1 s warm-up, 3 s measured) to check the harness; docs untouched
  *   --only=list|create one scenario; docs untouched
  *   --only=events|delivery|integrations  one benchmark alone (its section is written unless --quick/--no-write)
+ *   --only=scale       the scale benchmark (tests/bench/scale), never part of a plain run
+ *   --scale=FRACTION   its data set as a fraction of the issue's (default 1)
  *   --no-write         print only
  *   --cpu-prof=DIR     profile the services (inspector), DIR/<service>-<pid>.cpuprofile written at stop
  *   --note=TEXT        a line quoted under the machine facts (e.g. "machine shared with test runs")
@@ -43,14 +45,16 @@ const { values: args } = parseArgs({
     'service-env': { type: 'string', multiple: true },
     'delivery-replicas': { type: 'string' },
     'integration-replicas': { type: 'string' },
+    scale: { type: 'string' },
   },
   strict: true,
 });
 if (args.only === undefined || args.only === 'events') await (await import('./events/index.ts')).runEventsBench(args); // tests/bench/events: exits here with --only=events
 if (args.only === undefined || args.only === 'delivery') await (await import('./delivery/index.ts')).runDeliveryBench(args); // tests/bench/delivery: exits here with --only=delivery
 if (args.only === undefined || args.only === 'integrations') await (await import('./integrations/index.ts')).runIntegrationsBench(args); // tests/bench/integrations: exits here with --only=integrations
+if (args.only === 'scale') await (await import('./scale/index.ts')).runScaleBench(args); // tests/bench/scale: exits here
 if (args.only !== undefined && args.only !== 'list' && args.only !== 'create') {
-  console.error(`--only must be events, delivery, integrations, list or create, not ${args.only}`);
+  console.error(`--only must be events, delivery, integrations, scale, list or create, not ${args.only}`);
   process.exit(2);
 }
 

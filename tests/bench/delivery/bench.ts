@@ -95,7 +95,7 @@ export interface DeliveryReport extends SystemReport<DeliverySettings> {
 const log = (msg: string) => process.stderr.write(`[bench:delivery] ${msg}\n`);
 const nowNs = () => process.hrtime.bigint();
 
-interface ArrivalRecord {
+export interface ArrivalRecord {
   r: number;
   id: string;
   phase: string;
@@ -106,7 +106,7 @@ interface ArrivalRecord {
 }
 
 /** The receivers' worker thread. */
-class Receivers extends StandInWorker<ArrivalRecord> {
+export class Receivers extends StandInWorker<ArrivalRecord> {
   readonly counters = new Int32Array(new SharedArrayBuffer(8));
   healthyPorts: number[] = [];
   hangingPorts: number[] = [];
@@ -143,7 +143,7 @@ function signedHeaders(secret: string, eventType: string, envelopeId: string, bo
   };
 }
 
-function issueCreated(orgId: string, campaignId: string, phase: string, seq: number) {
+export function issueCreated(orgId: string, campaignId: string, phase: string, seq: number) {
   return createEvent('IssueCreated', {
     issueId: randomUUID(),
     orgId,
