@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // Bundles one service for its image: services/<name>/src/main.ts → services/<name>/dist/main.js
-// (and dist/chunks/*.js, loaded by it).
+// (and dist/chunks/*.js, loaded by it), plus services/<name>/public → dist/public when it exists.
 // Workspace libraries (@preflight/*, consumed from their TypeScript source) are bundled in;
 // every third-party package stays external and is installed in the image by
 // `npm ci --omit=dev --workspace services/<name>`.
 //
 //   node scripts/build-service.mjs gateway [campaign ...]   (no argument: every service)
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +61,9 @@ for (const name of services) {
     metafile: true,
     plugins: [externalThirdParty],
   });
+  // Files a service serves as they are (the console's CSS and scripts): next to the bundle,
+  // in dist/public, which is all of the service the image copies.
+  if (existsSync(join(dir, 'public'))) cpSync(join(dir, 'public'), join(dir, 'dist', 'public'), { recursive: true });
   const externals = new Set();
   for (const input of Object.values(result.metafile.inputs)) {
     for (const imp of input.imports) if (imp.external && !imp.path.startsWith('node:')) externals.add(imp.path.split('/').slice(0, imp.path.startsWith('@') ? 2 : 1).join('/'));

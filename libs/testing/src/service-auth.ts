@@ -1,7 +1,7 @@
 import { generateDeploymentKeys, parsePublicKeys, parseSigningKey, serviceTokens, signServiceToken, type ServiceTokens, type SigningKey, type TokenClaims } from '@preflight/service-auth';
 
 /** Every service that signs or checks service tokens. */
-export const SERVICE_NAMES = ['gateway', 'campaign', 'issue', 'webhook', 'delivery', 'integration'] as const;
+export const SERVICE_NAMES = ['gateway', 'campaign', 'issue', 'webhook', 'delivery', 'integration', 'console'] as const;
 
 /**
  * One key pair per service, made once per test process: the services a test starts in-process

@@ -32,7 +32,8 @@ export function serviceCall(to: string, base: () => string, peer?: string) {
         ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
         ...headers,
       },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : raw !== undefined ? { body: raw } : {}),
+      // A copy as a plain Uint8Array: where the DOM's fetch types apply (the console's Preact pulls them in), a Buffer is no BodyInit.
+      ...(body !== undefined ? { body: JSON.stringify(body) } : raw !== undefined ? { body: typeof raw === 'string' ? raw : new Uint8Array(raw) } : {}),
     });
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };

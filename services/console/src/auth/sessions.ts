@@ -1,0 +1,55 @@
+import type { Response } from 'express';
+import type { Kysely } from '@preflight/db';
+import { clearSessionCookie, setSessionCookie } from '../http/cookies.ts';
+import { localsOf } from '../http/session.ts';
+import type { ConsoleMetrics } from '../metrics.ts';
+import type { SessionStore } from '../sessions/store.ts';
+import { orgsOfUser } from '../storage/memberships.ts';
+import type { ConsoleDatabase } from '../storage/schema.ts';
+import { recordSignIn } from '../storage/users.ts';
+
+export interface AuthDeps {
+  db: Kysely<ConsoleDatabase>;
+  sessions: SessionStore;
+  metrics: ConsoleMetrics;
+  absoluteSeconds: number;
+}
+
+/** How a sign-in ended: no organisation to enter, or a session (and whether there are others to choose from). */
+export type SignedIn = { kind: 'not_a_member' } | { kind: 'signed_in'; orgId: string; choose: boolean };
+
+/**
+ * Starts a session for a user whose credentials were checked: for `orgId` when they are a member
+ * of it, else their first organisation (`choose` when they have several: the org chooser
+ * follows). Always a new session id, and the request's old session ends: an id planted before
+ * sign-in is worthless after it. The role comes from the database (and is checked again on
+ * every request, http/session.ts).
+ */
+export async function startSession(res: Response, deps: AuthDeps, user: { id: string; email: string }, opts: { orgId?: string; switching?: boolean } = {}): Promise<SignedIn> {
+  const { orgId, switching = false } = opts;
+  const orgs = await orgsOfUser(deps.db, user.id);
+  const org = orgs.find((o) => o.orgId === orgId) ?? (orgId === undefined ? orgs[0] : undefined);
+  if (!org) {
+    if (!switching) deps.metrics.signIns.inc({ outcome: 'not_a_member' });
+    return { kind: 'not_a_member' };
+  }
+  const previous = localsOf(res).sessionId;
+  if (previous) await deps.sessions.destroy(previous);
+  const { id, session } = await deps.sessions.create({ userId: user.id, orgId: org.orgId, orgName: org.orgName, role: org.role, email: user.email });
+  setSessionCookie(res, id, deps.absoluteSeconds);
+  Object.assign(localsOf(res), { sessionId: id, session });
+  if (!switching) {
+    await recordSignIn(deps.db, user.id);
+    deps.metrics.signIns.inc({ outcome: 'success' });
+  }
+  return { kind: 'signed_in', orgId: org.orgId, choose: orgId === undefined && orgs.length > 1 };
+}
+
+/** Ends the request's session, if any, and clears its cookie. */
+export async function endSession(res: Response, sessions: SessionStore): Promise<void> {
+  const locals = localsOf(res);
+  if (locals.sessionId) await sessions.destroy(locals.sessionId);
+  delete locals.session;
+  delete locals.sessionId;
+  clearSessionCookie(res);
+}

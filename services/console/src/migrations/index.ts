@@ -1,0 +1,7 @@
+import type { MigrationSet } from '@preflight/db';
+import * as init from './0001_init.ts';
+
+/** Every migration of the console schema, in order; listed statically so bundles keep them. */
+export const migrations: MigrationSet = {
+  '0001_init': init,
+};
