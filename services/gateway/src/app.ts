@@ -1,4 +1,5 @@
 import type { Logger } from '@preflight/log';
+import { tokenVerifier } from '@preflight/service-auth';
 import { migrateService, runService, type RunningService, type ServiceSpec } from '@preflight/service-kit';
 import { apiKeyAdmission, apiKeyAuthenticator } from './auth/api-key-auth.ts';
 import { AdminLockout } from './auth/admin-lockout.ts';
@@ -6,11 +7,13 @@ import { AuditRecorder } from './audit/recorder.ts';
 import { adminAuthenticator } from './auth/admin-token.ts';
 import { KeyCache } from './auth/key-cache.ts';
 import { LastUsedRecorder } from './auth/last-used.ts';
+import { memberAuthenticator } from './auth/member-token.ts';
 import { trustProxySetting, type GatewayConfig } from './config.ts';
 import { PerKeyInFlight } from './limits/slots.ts';
 import { IdempotencyStore } from './idempotency/record-store.ts';
 import { gatewayMetrics } from './metrics.ts';
 import { migrations } from './migrations/index.ts';
+import { consolePages } from './proxy/console-pages.ts';
 import { createUpstreams, DEFAULT_BREAKER, type BreakerOptions } from './proxy/upstreams.ts';
 import { FailoverRateLimiter } from './rate-limit/failover-limiter.ts';
 import type { RateLimitPolicy } from './rate-limit/policy.ts';
@@ -68,10 +71,21 @@ export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheT
       const audit = new AuditRecorder(database.db, logger, metrics);
       audit.startSweep(config.AUDIT_LOG_RETENTION_DAYS);
       const upstreams = createUpstreams(config, metrics, logger, tokens, opts.breaker ?? DEFAULT_BREAKER);
+      // The console's tokens acting for its members on /admin/v1 (auth/member-token.ts).
+      const authenticateMember = memberAuthenticator({ verifier: tokenVerifier('gateway', config.SERVICE_AUTH_PUBLIC_KEYS), metrics });
       return {
         // Redis is not a readiness check on purpose: without it the gateway runs degraded, not unready.
         app: { rawBodies: true, trustProxy: trustProxySetting(config.TRUST_PROXY) },
         mount: (app) => {
+          app.use(
+            consolePages({
+              upstream: upstreams.console,
+              metrics,
+              logger,
+              bodyDeadlineMs: config.REQUEST_BODY_TIMEOUT_MS,
+              queueDeadlineMs: config.UPSTREAM_QUEUE_TIMEOUT_MS,
+            }),
+          );
           app.use(
             dispatcher(ROUTES, {
               config,
@@ -98,6 +112,7 @@ export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheT
                 cache: operatorCache,
                 lastUsed: operatorLastUsed,
                 logger,
+                authenticateMember,
               }),
               audit,
               adminLimiter,

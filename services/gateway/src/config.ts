@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { env, loadConfig } from '@preflight/config';
+import { serviceAuthConfigShape } from '@preflight/service-auth';
 import { databaseConfigShape, listenConfigShape, logConfigShape } from '@preflight/service-kit';
+import { looksLikeServiceToken } from './auth/credentials.ts';
 
 /**
  * The gateway's environment, read once at start. A bad value stops the process with one line
@@ -23,7 +25,16 @@ export const gatewayEnv = {
 
   // Credentials
   /** The bootstrap operator token for /admin/v1 (operator tokens `opr_…` are created through the admin API). */
-  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  ADMIN_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    // A bearer of that shape is read as a console token (auth/member-token.ts), never compared with this one.
+    .refine((token) => !looksLikeServiceToken(token), 'must not look like a JWT (three dot-separated base64url parts): that shape is a console member token'),
+  /**
+   * The public keys of service tokens (`service:kid:base64,…`, the ring every service trusts):
+   * the gateway checks with it the console's tokens acting for a signed-in member on /admin/v1.
+   */
+  SERVICE_AUTH_PUBLIC_KEYS: serviceAuthConfigShape('gateway').SERVICE_AUTH_PUBLIC_KEYS,
   /** Which prefix new keys get unless the caller asks: `svc_live_` or `svc_test_`. */
   API_KEY_ENVIRONMENT: env.oneOf(['live', 'test'], 'test'),
 
@@ -65,6 +76,8 @@ export const gatewayEnv = {
   DELIVERY_URL: env.url(['http', 'https'], 'http://127.0.0.1:8084'),
   /** The integration service: chat and tracker connections, issue links, the trackers' inbound hooks. */
   INTEGRATION_URL: env.url(['http', 'https'], 'http://127.0.0.1:8085'),
+  /** The console service: its pages under /console (passed through), and the members and invitations admin API. */
+  CONSOLE_URL: env.url(['http', 'https'], 'http://127.0.0.1:8086'),
   /** How long an upstream gets to start answering (and between body chunks). */
   UPSTREAM_TIMEOUT_MS: env.int(15_000, { min: 1 }),
   /** Connections per upstream; requests beyond them queue (docs/reliability.md). */

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
-export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'admin_token_invalid';
+/** `member_token_invalid`: a console token on /admin/v1 that does not verify or acts for no member. */
+export type AuthFailureReason = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'admin_token_invalid' | 'member_token_invalid';
 /** What became of a POST carrying an Idempotency-Key (idempotency/). */
 export type IdempotencyOutcome = 'executed' | 'stored' | 'replayed' | 'mismatch' | 'in_progress' | 'too_large' | 'not_stored' | 'unavailable';
 export type UpstreamOutcome = 'success' | 'client_error' | 'server_error' | 'error' | 'timeout' | 'breaker_open' | 'queue_timeout';

@@ -33,6 +33,8 @@ export async function startTestGateway(iso: Isolation, env: Record<string, strin
       REDIS_KEY_PREFIX: iso.redisPrefix,
       ADMIN_TOKEN: iso.adminToken,
       LOG_LEVEL: 'silent',
+      // The ring console tokens are checked with (member-admin.test.ts adds a console key of its own).
+      SERVICE_AUTH_PUBLIC_KEYS: testServiceKeys.publicKeys,
       ...rest,
     },
     false,

@@ -102,6 +102,20 @@ describe('routes from the manifest', () => {
     ]);
   });
 
+  it('carries which console members may call each admin route, none for the operator\'s own', () => {
+    const members = (method: string, pattern: string) => {
+      const route = ROUTES.find((r) => r.method === method && r.pattern === pattern)!;
+      return route.auth === 'admin' ? route.members : 'not an admin route';
+    };
+    expect(members('GET', '/admin/v1/organizations')).toBeUndefined();
+    expect(members('GET', '/admin/v1/audit-log')).toBeUndefined();
+    expect(members('POST', '/admin/v1/organizations/:orgId/api-keys')).toBe('Admin');
+    expect(members('POST', '/admin/v1/organizations/:orgId/webhooks')).toBe('Admin');
+    expect(members('GET', '/admin/v1/issues/:id')).toBe('Member');
+    const routes = routesFromManifest(handlers({}), {}, [entry('a', 'issue', { auth: 'admin', members: 'Member' })]);
+    expect(routes).toEqual([{ method: 'GET', pattern: '/api/v1/a', auth: 'admin', members: 'Member', upstream: 'issue' }]);
+  });
+
   it('refuses a gateway endpoint without a handler', () => {
     expect(() => routesFromManifest(handlers({}), {}, [entry('x', 'gateway')])).toThrow('no handler for x');
   });

@@ -1,13 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import type { Kysely } from '@preflight/db';
-import { AppError } from '@preflight/http';
+import { AppError, type Caller } from '@preflight/http';
 import type { Logger } from '@preflight/log';
 import type { AuthFailureReason, GatewayMetrics } from '../metrics.ts';
 import { findOperatorIdentityByHash, type OperatorIdentity } from '../storage/operator-tokens.ts';
 import type { AuditActorKind, IdentityDb, OperatorScope } from '../storage/schema.ts';
 import type { AdminLockout } from './admin-lockout.ts';
-import { bearerToken } from './credentials.ts';
+import { bearerToken, looksLikeServiceToken } from './credentials.ts';
 import type { KeyCache } from './key-cache.ts';
 import type { LastUsedRecorder } from './last-used.ts';
 import { claimsOperatorToken, hashOperatorToken, isWellFormedOperatorToken } from './operator-token-format.ts';
@@ -18,20 +18,25 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 export interface AdminCaller {
   /**
    * The rate-limit bucket: `admin:` + a digest prefix of the bootstrap token (never the token
-   * itself), or `opr:<token id>` for an operator token.
+   * itself), `opr:<token id>` for an operator token, `member:<user id>` for a console member.
    */
   subject: string;
   actor: { kind: AuditActorKind; id: string | null; name: string | null };
-  /** The operator token's scopes; null for the bootstrap token, which may do everything. */
+  /**
+   * The operator token's scopes; null for the bootstrap token, which may do everything, and for
+   * a console member, whose role decides instead (routing/member-access.ts).
+   */
   scopes: OperatorScope[] | null;
   /** When the operator token expires (null: never, and always for the bootstrap token). */
   expiresAt: Date | null;
+  /** The console member the call acts for (auth/member-token.ts); absent for the operator. */
+  member?: Extract<Caller, { kind: 'member' }>;
 }
 
 /** Any operator may read; anything but GET/HEAD needs `admin:write` (or the bootstrap token). */
 export const mayWrite = (caller: AdminCaller): boolean => caller.scopes === null || caller.scopes.includes('admin:write');
 
-const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="preflight-admin"' };
+export const ADMIN_CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="preflight-admin"' };
 
 export interface AdminAuthDeps {
   adminToken: string;
@@ -42,6 +47,8 @@ export interface AdminAuthDeps {
   cache: KeyCache<OperatorIdentity>;
   lastUsed: LastUsedRecorder;
   logger: Logger;
+  /** A console token (a JWT, never an operator token's shape): auth/member-token.ts. */
+  authenticateMember: (token: string) => Promise<AdminCaller>;
   now?: () => number;
 }
 
@@ -56,6 +63,9 @@ export interface AdminAuthDeps {
  *
  * An address with too many wrong tokens lately is refused before any comparison
  * (AdminLockout). A revoked or expired operator token is not a guess and does not count.
+ *
+ * A bearer shaped like a JWT is the console's token for a signed-in member and goes to
+ * `authenticateMember` first, outside the lockout (config.ts keeps ADMIN_TOKEN from that shape).
  */
 export function adminAuthenticator(deps: AdminAuthDeps) {
   const expected = digest(deps.adminToken);
@@ -69,7 +79,7 @@ export function adminAuthenticator(deps: AdminAuthDeps) {
 
   const refuse = (reason: AuthFailureReason, detail: string) => {
     deps.metrics.authFailures.inc({ reason });
-    return new AppError('unauthorized', detail, { headers: CHALLENGE });
+    return new AppError('unauthorized', detail, { headers: ADMIN_CHALLENGE });
   };
 
   async function operatorIdentity(token: string): Promise<OperatorIdentity | { revoked: true } | undefined> {
@@ -88,6 +98,8 @@ export function adminAuthenticator(deps: AdminAuthDeps) {
   }
 
   return async (req: Request): Promise<AdminCaller> => {
+    const presented = bearerToken(req);
+    if (presented !== undefined && looksLikeServiceToken(presented)) return deps.authenticateMember(presented);
     const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const wait = deps.lockout.lockedFor(address);
     if (wait > 0) {
@@ -96,7 +108,6 @@ export function adminAuthenticator(deps: AdminAuthDeps) {
         headers: { 'Retry-After': String(wait) },
       });
     }
-    const presented = bearerToken(req);
     if (presented === undefined) {
       throw refuse('missing', 'The admin API requires an operator token: send `Authorization: Bearer <ADMIN_TOKEN>` or `Authorization: Bearer opr_…`.');
     }

@@ -21,6 +21,7 @@ const DETAILS: Record<AuthFailureReason, string> = {
   revoked: 'The API key has been revoked.',
   expired: 'The API key is not valid.',
   admin_token_invalid: 'The API key is not valid.',
+  member_token_invalid: 'The API key is not valid.',
 };
 
 function refuse(metrics: GatewayMetrics, reason: AuthFailureReason): AppError {

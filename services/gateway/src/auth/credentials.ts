@@ -22,3 +22,13 @@ export function presentedApiKey(req: Request): { key: string } | { malformed: tr
   const header = req.header('x-api-key')?.trim();
   return header ? { key: header } : undefined;
 }
+
+/** A JWS compact serialisation: three base64url parts separated by dots. */
+const SERVICE_TOKEN_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * Whether a bearer credential on /admin/v1 is a service token (the console's, acting for a
+ * signed-in member) rather than an operator token: neither `opr_…` nor the bootstrap token
+ * (config.ts refuses an ADMIN_TOKEN of this shape) can have it.
+ */
+export const looksLikeServiceToken = (token: string): boolean => SERVICE_TOKEN_SHAPE.test(token);

@@ -23,6 +23,10 @@ export interface ForwardDeps {
   whole?: boolean;
   /** Request headers the route forwards beyond the usual ones (RouteTarget `forwardHeaders`). */
   forwardHeaders?: readonly string[];
+  /** Request headers with values the gateway sets, replacing the client's (X-Forwarded-For to the console). */
+  setHeaders?: Readonly<Record<string, string>>;
+  /** Response headers passed back beyond the usual ones (the console's Set-Cookie, CSP, htmx headers). */
+  responseHeaders?: readonly string[];
 }
 
 function outcomeOf(status: number): UpstreamOutcome {
@@ -87,7 +91,7 @@ async function send(
       {
         method: req.method as 'GET',
         path: req.originalUrl,
-        headers: upstreamRequestHeaders(req.headers, caller, authorization, deps.forwardHeaders),
+        headers: upstreamRequestHeaders(req.headers, caller, authorization, deps.forwardHeaders, deps.setHeaders),
         body,
         signal: abort.signal,
       },
@@ -116,13 +120,13 @@ async function send(
       res.off('close', onClose);
     }
     res.status(answer.statusCode);
-    for (const [name, value] of Object.entries(clientResponseHeaders(answer.headers))) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(clientResponseHeaders(answer.headers, deps.responseHeaders))) res.setHeader(name, value);
     res.setHeader('Content-Length', String(whole.length));
     res.end(whole);
     return;
   }
   res.status(answer.statusCode);
-  for (const [name, value] of Object.entries(clientResponseHeaders(answer.headers))) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(clientResponseHeaders(answer.headers, deps.responseHeaders))) res.setHeader(name, value);
   try {
     await relay(answer.body, res);
   } catch (err) {

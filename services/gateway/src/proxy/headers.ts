@@ -5,7 +5,8 @@ import { callerHeaders, INTERNAL_HEADER_PREFIX, outgoingTraceparent, type Caller
  * Request headers passed to a service. An allow-list rather than a block-list: hop-by-hop
  * headers (Connection, Keep-Alive, Transfer-Encoding, TE, Upgrade, Proxy-*), credentials
  * (Authorization, X-Api-Key, Cookie) and anything spoofing our internal `x-preflight-*`
- * identity headers can never slip through, whatever a client invents.
+ * identity headers can never slip through, whatever a client invents. Only the console's pages
+ * take the browser's Cookie (console-pages.ts); Authorization is always the gateway's own.
  */
 const FORWARDED_REQUEST_HEADERS = ['content-type', 'content-length', 'accept', 'accept-language', 'tracestate'] as const;
 
@@ -14,12 +15,19 @@ const FORWARDED_RESPONSE_HEADERS = ['content-type', 'content-length', 'location'
 
 /**
  * The headers a service gets: the allow-list, plus a route's own `extra` names (a tracker's
- * signature and event headers on the inbound hook), then the gateway's service token (which
- * carries the caller: what the service trusts) and the caller's identity headers (read only by
- * services of the previous release during a rolling upgrade). An unauthenticated route has no
- * caller, so a token without one and no identity header at all.
+ * signature and event headers on the inbound hook; the console's cookies and htmx headers) and
+ * `set` values the gateway decides (the client's address for the console), then the gateway's
+ * service token (which carries the caller: what the service trusts) and the caller's identity
+ * headers (read only by services of the previous release during a rolling upgrade). An
+ * unauthenticated route has no caller, so a token without one and no identity header at all.
  */
-export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, caller: Caller | undefined, authorization: string, extra: readonly string[] = []): Record<string, string> {
+export function upstreamRequestHeaders(
+  incoming: IncomingHttpHeaders,
+  caller: Caller | undefined,
+  authorization: string,
+  extra: readonly string[] = [],
+  set: Readonly<Record<string, string>> = {},
+): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = incoming[name];
@@ -29,6 +37,7 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, caller: Ca
     const value = incoming[name];
     if (typeof value === 'string') headers[name] = value;
   }
+  Object.assign(headers, set);
   const traceparent = outgoingTraceparent();
   if (traceparent) headers.traceparent = traceparent;
   // Set last, and checked, so nothing above can ever carry an identity header.
@@ -37,11 +46,14 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, caller: Ca
   return caller ? { ...headers, ...callerHeaders(caller) } : headers;
 }
 
-export function clientResponseHeaders(upstream: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+/** The allow-listed response headers, plus a route's own `extra` names (the console's cookies and page policies). */
+export function clientResponseHeaders(upstream: Record<string, string | string[] | undefined>, extra: readonly string[] = []): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
-  for (const name of FORWARDED_RESPONSE_HEADERS) {
-    const value = upstream[name];
-    if (value !== undefined) headers[name] = value;
+  for (const names of [FORWARDED_RESPONSE_HEADERS, extra]) {
+    for (const name of names) {
+      const value = upstream[name];
+      if (value !== undefined) headers[name] = value;
+    }
   }
   return headers;
 }

@@ -7,8 +7,11 @@ import type { GatewayConfig } from '../config.ts';
 import { Slots } from '../limits/slots.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 
-/** The services the gateway forwards to. Adding one: a name here, its URL in config. */
-export const UPSTREAM_NAMES = ['campaign', 'issue', 'webhook', 'delivery', 'integration'] as const;
+/**
+ * The services the gateway forwards to. Adding one: a name here, its URL in config. The console
+ * gets its admin endpoints (members, invitations) and, passed through, its pages (console-pages.ts).
+ */
+export const UPSTREAM_NAMES = ['campaign', 'issue', 'webhook', 'delivery', 'integration', 'console'] as const;
 export type UpstreamName = (typeof UPSTREAM_NAMES)[number];
 
 export type UpstreamRequest = Omit<Dispatcher.RequestOptions, 'origin'>;
@@ -59,6 +62,7 @@ function upstreamUrl(config: GatewayConfig, name: UpstreamName): string {
     webhook: config.WEBHOOK_URL,
     delivery: config.DELIVERY_URL,
     integration: config.INTEGRATION_URL,
+    console: config.CONSOLE_URL,
   } satisfies Record<UpstreamName, string>;
   return urls[name];
 }

@@ -16,6 +16,7 @@ import type { RateLimitDecision, RateLimitPolicy, RateLimiter } from '../rate-li
 import { existingOrgId } from '../routes/org-param.ts';
 import type { KeyIdentity } from '../storage/api-keys.ts';
 import { compileRoutes, matchRoute } from './match.ts';
+import { admitMember } from './member-access.ts';
 import type { GatewayDeps, RouteSpec } from './route.ts';
 
 export interface DispatchDeps extends GatewayDeps {
@@ -23,12 +24,12 @@ export interface DispatchDeps extends GatewayDeps {
   upstreams: Record<UpstreamName, Upstream>;
   /** Authenticates an API key and takes the rate-limit decision (auth/api-key-auth.ts). */
   admitKey: (req: Request) => Promise<KeyAdmission>;
-  /** The bootstrap token or an operator token (auth/admin-token.ts). */
+  /** The bootstrap token, an operator token, or the console's token for a member (auth/admin-token.ts). */
   authenticateAdmin: (req: Request) => Promise<AdminCaller>;
   /** Audit log entries of admin writes, written after the answer (audit/recorder.ts). */
   audit: AuditRecorder;
   policy: RateLimitPolicy;
-  /** Per operator token on /admin/v1 (ADMIN_RATE_LIMIT_*). */
+  /** Per operator token or console member on /admin/v1 (ADMIN_RATE_LIMIT_*). */
   adminLimiter: RateLimiter & { policy: RateLimitPolicy };
   /** Per value of an unauthenticated route's `limitBy` parameter: the inbound hooks' connection id (HOOK_RATE_LIMIT_*). */
   hookLimiter: RateLimiter & { policy: RateLimitPolicy };
@@ -55,14 +56,16 @@ function runMiddleware(handlers: RequestHandler[], req: Request, res: Response):
  * The gateway's whole request path, driven by the route table:
  *
  *   match (404, or 405 with Allow) → request head (400, 413) → authenticate (401; admin: 429
- *   lockout) → rate limit (429) → scope (403; admin: `admin:write` on anything but GET/HEAD)
+ *   lockout) → rate limit (429) → scope (403; admin: `admin:write` on anything but GET/HEAD;
+ *   a console member: the route's `members` role, 403, and its `:orgId`, 404)
  *   → key concurrency (429) → body (408, 413)
  *   → Idempotency-Key on POSTs (400, 422, 409, 503, or a replay) → target (503)
  *
  * The rate limit comes before the scope check on purpose: a call refused for its scope still
  * counts against the key, so every response to an authenticated /api/v1 call carries the
  * rate-limit headers and a key cannot probe scopes for free. Admin calls are limited per
- * operator token (the bootstrap token is one bucket); an admin write answered with a 2xx is
+ * operator token (the bootstrap token is one bucket) or console member, who is forwarded as the
+ * caller (services confine it to its organisation); an admin write answered with a 2xx is
  * recorded in the audit log once the answer is out. An unauthenticated route with `limitBy` (the trackers' inbound hooks) is
  * limited per value of that path parameter, a UUID (anything else is a 404 before any body is
  * read): no caller, so no identity headers and no Idempotency-Key. Bodies are read whole, under a deadline, before anything goes upstream
@@ -101,13 +104,12 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
       admin = await deps.authenticateAdmin(req);
       scope = admin.subject;
       enforceRateLimit(deps, deps.adminLimiter.policy, await deps.adminLimiter.check(admin.subject), res);
-      if (route.method !== 'GET') {
-        if (!mayWrite(admin)) {
-          throw new AppError('forbidden', 'This operator token is read-only: every admin write needs the scope admin:write.', { requiredScope: 'admin:write' });
-        }
-        auditWhenAnswered(deps, admin, params, req, res);
+      if (admin.member) admitMember(route.members, params, admin.member);
+      else if (route.method !== 'GET' && !mayWrite(admin)) {
+        throw new AppError('forbidden', 'This operator token is read-only: every admin write needs the scope admin:write.', { requiredScope: 'admin:write' });
       }
-      caller = { kind: 'admin' };
+      if (route.method !== 'GET') auditWhenAnswered(deps, admin, params, req, res);
+      caller = admin.member ?? { kind: 'admin' };
     } else if (route.limitBy !== undefined) {
       const id = params[route.limitBy];
       if (!isUuid(id)) throw notFound(route.limitBy.replace(/Id$/, ''), id ?? '');
@@ -154,8 +156,9 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
  * not an Idempotency-Key replay (the first request was recorded; the replay changed nothing).
  * On `close`, which follows `finish` and also comes when the client left after the headers went
  * out; `at` is that moment, so sequential writes are in order whenever their entries are
- * inserted. `orgId` is the route's `:orgId`, or the organisation a gateway endpoint created; no
- * lookup is made for other ids. The trace id is the one problem bodies carry.
+ * inserted. `orgId` is a member's own organisation (the only one it can write to), else the
+ * route's `:orgId`, or the organisation a gateway endpoint created; no lookup is made for other
+ * ids. The trace id is the one problem bodies carry.
  */
 function auditWhenAnswered(deps: DispatchDeps, admin: AdminCaller, params: Record<string, string>, req: Request, res: Response): void {
   const traceId = currentTrace()?.traceId ?? null;
@@ -169,7 +172,7 @@ function auditWhenAnswered(deps: DispatchDeps, admin: AdminCaller, params: Recor
       method: req.method,
       path,
       status: res.statusCode,
-      orgId: isUuid(params.orgId) ? params.orgId.toLowerCase() : (created ?? null),
+      orgId: admin.member?.orgId ?? (isUuid(params.orgId) ? params.orgId.toLowerCase() : (created ?? null)),
       traceId,
     });
   });

@@ -14,7 +14,8 @@ const isUpstream = (owner: string): owner is UpstreamName => (UPSTREAM_NAMES as 
 function accessOf(e: Endpoint): RouteAuth {
   if (e.auth === 'api-key') return { auth: 'api-key', scope: e.scope };
   if (e.auth === 'none') return e.limitBy === undefined ? { auth: 'none' } : { auth: 'none', limitBy: e.limitBy };
-  return { auth: 'admin' };
+  if (e.auth === 'admin') return e.members === undefined ? { auth: 'admin' } : { auth: 'admin', members: e.members };
+  throw new Error(`gateway: ${e.method} ${e.path} is internal and never routed`);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Kysely } from '@preflight/db';
-import type { Scope } from '@preflight/contract';
+import type { MemberAccess, Scope } from '@preflight/contract';
 import type { Logger } from '@preflight/log';
 import type { GatewayConfig } from '../config.ts';
 import type { AdminCaller } from '../auth/admin-token.ts';
@@ -29,7 +29,10 @@ export interface LocalContext {
   params: Record<string, string>;
   /** The authenticated key, on `api-key` routes. */
   key?: KeyIdentity;
-  /** The operator (bootstrap or operator token), on `admin` routes. */
+  /**
+   * The operator (bootstrap or operator token) or a console member (`admin.member`, already
+   * admitted to this route and its `:orgId`), on `admin` routes.
+   */
   admin?: AdminCaller;
   deps: GatewayDeps;
 }
@@ -40,11 +43,12 @@ export interface LocalEndpoint {
 }
 
 /**
- * Who may call a route: nobody in particular, an API key (with a scope, or `any`), or the operator.
+ * Who may call a route: nobody in particular, an API key (with a scope, or `any`), or the operator
+ * (and console members of the organisation with a role `members` allows; none without it).
  * An unauthenticated route may name `limitBy`, a path parameter holding a UUID: requests are then
  * rate-limited per its value (HOOK_RATE_LIMIT_*), and one whose value is no UUID is a 404 here.
  */
-export type RouteAuth = { auth: 'none'; limitBy?: string } | { auth: 'api-key'; scope: Scope | 'any' } | { auth: 'admin' };
+export type RouteAuth = { auth: 'none'; limitBy?: string } | { auth: 'api-key'; scope: Scope | 'any' } | { auth: 'admin'; members?: MemberAccess };
 
 /**
  * Where a matched request goes: a service, or a handler in this process. `forwardHeaders` adds

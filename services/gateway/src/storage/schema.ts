@@ -36,7 +36,8 @@ export interface OperatorTokensTable {
   revoked_at: ColumnType<Date | null, never, Date | null>;
 }
 
-export type AuditActorKind = 'bootstrap' | 'operator-token';
+/** Who made an admin write: the bootstrap token, an operator token, or a console member (id: the user). */
+export type AuditActorKind = 'bootstrap' | 'operator-token' | 'member';
 
 export interface AuditLogTable {
   id: ColumnType<string, never, never>;
