@@ -7,6 +7,7 @@ export { problemBody, sendProblem, problemHandler, PROBLEM_CONTENT_TYPE, DEFAULT
 export { sendJson } from './respond.ts';
 export { parseBody, parseQuery, pathId, isUuid, fieldErrors } from './validate.ts';
 export { bindCall, callOf, callerOf, callerHeaders, orgScopeOf, requireAdmin, requireApiKey, CALLER_HEADERS, MEMBER_ROLES, type MemberRole, INTERNAL_HEADER_PREFIX, type AuthenticatedCall, type Caller } from './caller.ts';
+export { adminOrgId, inOrgScope } from './org-scope.ts';
 export { createRegistry, httpMetrics } from './metrics.ts';
 export { traceMiddleware, parseTraceparent, outgoingTraceparent, newTrace, newSpanId } from './trace.ts';
 export { serve, createAppServer, exitOnFatalErrors, SERVER_TIMEOUTS, type ServeOptions, type RunningServer } from './server.ts';

@@ -5,3 +5,5 @@ export { deleteStreams } from './streams.ts';
 export { eventPublisher, type Publisher } from './event-publisher.ts';
 export { SERVICE_NAMES, testServiceKeys, serviceAuthConfig, serviceAuthHeaders, testServiceToken, testSigningKey, testTokens } from './service-auth.ts';
 export { serviceCall, type Reply, type CallOptions } from './service-call.ts';
+export { OPERATOR, memberOf, type MemberCaller } from './callers.ts';
+export { outboxTypes, schemaRows } from './schema-rows.ts';

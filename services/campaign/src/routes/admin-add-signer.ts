@@ -11,10 +11,10 @@ import { PersonSchema } from './signoff-fields.ts';
  */
 export const adminAddSigner: Registration = (app, { db, events }) => {
   app.post('/admin/v1/campaigns/:id/signers', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
     const body = parseBody(PersonSchema, req.body);
-    const added = await addSigner(db, { campaignId: id, name: body.name, email: body.email }, events);
+    const added = await addSigner(db, { campaignId: id, name: body.name, email: body.email, orgScope }, events);
     if (added.outcome === 'not_found') throw notFound('campaign', id);
     if (added.outcome === 'duplicate') throw conflict(`${body.email} is already a signer of this campaign.`);
     sendJson(req, res, 201, toAdminSigner(added.signer));

@@ -19,10 +19,10 @@ const StampSchema = z.strictObject({
  */
 export const adminAddStamp: Registration = (app, { db, events }) => {
   app.post('/admin/v1/campaigns/:id/report/stamps', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
     const body = parseBody(StampSchema, req.body);
-    const added = await addEntry(db, { campaignId: id, signerId: body.signerId.toLowerCase(), version: body.version, kind: 'stamp', decision: body.decision, note: body.note }, events);
+    const added = await addEntry(db, { campaignId: id, signerId: body.signerId.toLowerCase(), version: body.version, kind: 'stamp', decision: body.decision, note: body.note, orgScope }, events);
     sendJson(req, res, 201, entryOrThrow(added, id, body.signerId, body.version));
   });
 };

@@ -11,10 +11,10 @@ const WaiverSchema = z.strictObject({ signerId, version, reason: optionalText(MA
 /** POST /admin/v1/campaigns/:id/report/waivers {signerId, version, reason?}: 201 the entry, as for a stamp. */
 export const adminAddWaiver: Registration = (app, { db, events }) => {
   app.post('/admin/v1/campaigns/:id/report/waivers', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
     const body = parseBody(WaiverSchema, req.body);
-    const added = await addEntry(db, { campaignId: id, signerId: body.signerId.toLowerCase(), version: body.version, kind: 'waiver', decision: null, note: body.reason }, events);
+    const added = await addEntry(db, { campaignId: id, signerId: body.signerId.toLowerCase(), version: body.version, kind: 'waiver', decision: null, note: body.reason, orgScope }, events);
     sendJson(req, res, 201, entryOrThrow(added, id, body.signerId, body.version));
   });
 };

@@ -22,10 +22,10 @@ const ChangeCampaignStatusRequestSchema = z.strictObject({
  */
 export const adminChangeStatus: Registration = (app, { db, events }) => {
   app.post('/admin/v1/campaigns/:id/status', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
     const body = parseBody(ChangeCampaignStatusRequestSchema, req.body);
-    const change = await changeCampaignStatus(db, { campaignId: id, to: body.to, reason: body.reason }, events);
+    const change = await changeCampaignStatus(db, { campaignId: id, to: body.to, reason: body.reason, orgScope }, events);
     switch (change.outcome) {
       case 'not_found':
         throw notFound('campaign', id);

@@ -14,10 +14,10 @@ const CreateCampaignRequestSchema = z.strictObject({
 /** POST /admin/v1/sites/:siteId/campaigns {name}: a Draft campaign in the site's organisation. */
 export const adminCreateCampaign: Registration = (app, { db, events }) => {
   app.post('/admin/v1/sites/:siteId/campaigns', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const siteId = pathId(req.params.siteId, 'site');
     const body = parseBody(CreateCampaignRequestSchema, req.body);
-    const campaign = await createCampaign(db, { siteId, name: body.name }, events);
+    const campaign = await createCampaign(db, { siteId, name: body.name, orgScope }, events);
     if (!campaign) throw notFound('site', siteId);
     sendJson(req, res, 201, toPublicCampaign(campaign));
   });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { httpUrl, requiredText } from '@preflight/contract';
-import { parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { adminOrgId, parseBody, sendJson } from '@preflight/http';
 import { toAdminSite } from '../views/site-view.ts';
 import { insertSite } from '../storage/sites.ts';
 import type { Registration } from './context.ts';
@@ -17,8 +17,7 @@ const CreateSiteRequestSchema = z.strictObject({
 /** POST /admin/v1/organizations/:orgId/sites {name, url?}. The gateway has checked the organisation exists. */
 export const adminCreateSite: Registration = (app, { db }) => {
   app.post('/admin/v1/organizations/:orgId/sites', async (req, res) => {
-    requireAdmin(req);
-    const orgId = pathId(req.params.orgId, 'organization');
+    const orgId = adminOrgId(req);
     const body = parseBody(CreateSiteRequestSchema, req.body);
     const site = await insertSite(db, { orgId, name: body.name, url: body.url });
     sendJson(req, res, 201, toAdminSite(site));

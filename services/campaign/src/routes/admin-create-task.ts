@@ -16,10 +16,10 @@ const CreateTaskSchema = z.strictObject({
 /** POST /admin/v1/campaigns/:id/tasks {title, required}: 201 {id, title, required}. */
 export const adminCreateTask: Registration = (app, { db }) => {
   app.post('/admin/v1/campaigns/:id/tasks', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
     const body = parseBody(CreateTaskSchema, req.body);
-    const task = await createTask(db, { campaignId: id, title: body.title, required: body.required });
+    const task = await createTask(db, { campaignId: id, title: body.title, required: body.required, orgScope });
     if (!task) throw notFound('campaign', id);
     sendJson(req, res, 201, toAdminTask(task));
   });

@@ -15,10 +15,10 @@ const CreateTesterSchema = PersonSchema.extend({
 /** POST /admin/v1/campaigns/:id/testers {name, email, preview?}: 201 {id, name, email, preview, status}. */
 export const adminCreateTester: Registration = (app, { db }) => {
   app.post('/admin/v1/campaigns/:id/testers', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
     const body = parseBody(CreateTesterSchema, req.body);
-    const tester = await createTester(db, { campaignId: id, name: body.name, email: body.email, preview: body.preview });
+    const tester = await createTester(db, { campaignId: id, name: body.name, email: body.email, preview: body.preview, orgScope });
     if (!tester) throw notFound('campaign', id);
     sendJson(req, res, 201, toAdminTester(tester));
   });

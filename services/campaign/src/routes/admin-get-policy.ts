@@ -10,9 +10,9 @@ import type { Registration } from './context.ts';
  */
 export const adminGetPolicy: Registration = (app, { db }) => {
   app.get('/admin/v1/campaigns/:id/policy', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
-    if (!(await findCampaign(db, id))) throw notFound('campaign', id);
+    if (!(await findCampaign(db, id, orgScope))) throw notFound('campaign', id);
     sendJson(req, res, 200, await loadPolicy(db, id));
   });
 };

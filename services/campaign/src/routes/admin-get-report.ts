@@ -6,9 +6,9 @@ import type { Registration } from './context.ts';
 /** GET /admin/v1/campaigns/:id/report: the current version, its seal and counts, every entry. */
 export const adminGetReport: Registration = (app, { db }) => {
   app.get('/admin/v1/campaigns/:id/report', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
-    const report = await getReport(db, id);
+    const report = await getReport(db, id, orgScope);
     if (!report) throw notFound('campaign', id);
     sendJson(req, res, 200, toAdminReport(report));
   });

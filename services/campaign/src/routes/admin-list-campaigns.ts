@@ -1,5 +1,5 @@
 import { CampaignListQuerySchema } from '@preflight/contract';
-import { parseQuery, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { adminOrgId, parseQuery, sendJson } from '@preflight/http';
 import { toPublicCampaign } from '../views/campaign-view.ts';
 import { listCampaigns } from '../storage/campaigns.ts';
 import type { Registration } from './context.ts';
@@ -7,8 +7,7 @@ import type { Registration } from './context.ts';
 /** GET /admin/v1/organizations/:orgId/campaigns?status= : as the public list, for any organisation. */
 export const adminListCampaigns: Registration = (app, { db }) => {
   app.get('/admin/v1/organizations/:orgId/campaigns', async (req, res) => {
-    requireAdmin(req);
-    const orgId = pathId(req.params.orgId, 'organization');
+    const orgId = adminOrgId(req);
     const query = parseQuery(CampaignListQuerySchema, req.query);
     const rows = await listCampaigns(db, orgId, { status: query.status });
     sendJson(req, res, 200, rows.map(toPublicCampaign));

@@ -6,9 +6,9 @@ import type { Registration } from './context.ts';
 /** GET /admin/v1/campaigns/:id/signers: every signer, oldest first. */
 export const adminListSigners: Registration = (app, { db }) => {
   app.get('/admin/v1/campaigns/:id/signers', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
-    const signers = await listSigners(db, id);
+    const signers = await listSigners(db, id, orgScope);
     if (!signers) throw notFound('campaign', id);
     sendJson(req, res, 200, signers.map(toAdminSigner));
   });

@@ -1,4 +1,4 @@
-import { pathId, requireAdmin, sendJson } from '@preflight/http';
+import { adminOrgId, sendJson } from '@preflight/http';
 import { toAdminSite } from '../views/site-view.ts';
 import { listSites } from '../storage/sites.ts';
 import type { Registration } from './context.ts';
@@ -6,8 +6,7 @@ import type { Registration } from './context.ts';
 /** GET /admin/v1/organizations/:orgId/sites: the organisation's sites, newest first. */
 export const adminListSites: Registration = (app, { db }) => {
   app.get('/admin/v1/organizations/:orgId/sites', async (req, res) => {
-    requireAdmin(req);
-    const orgId = pathId(req.params.orgId, 'organization');
+    const orgId = adminOrgId(req);
     const rows = await listSites(db, orgId);
     sendJson(req, res, 200, rows.map(toAdminSite));
   });

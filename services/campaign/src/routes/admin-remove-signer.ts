@@ -8,10 +8,10 @@ import type { Registration } from './context.ts';
  */
 export const adminRemoveSigner: Registration = (app, { db, events }) => {
   app.delete('/admin/v1/campaigns/:id/signers/:signerId', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
     const signerId = pathId(req.params.signerId, 'signer');
-    const removed = await removeSigner(db, { campaignId: id, signerId }, events);
+    const removed = await removeSigner(db, { campaignId: id, signerId, orgScope }, events);
     if (removed === 'not_found_campaign') throw notFound('campaign', id);
     if (removed === 'not_found_signer') throw notFound('signer', signerId);
     res.status(204).end();

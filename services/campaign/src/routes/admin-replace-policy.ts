@@ -35,10 +35,10 @@ const LaunchPolicySchema = z
  */
 export const adminReplacePolicy: Registration = (app, { db, events, metrics }) => {
   app.put('/admin/v1/campaigns/:id/policy', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
     const policy = parseBody(LaunchPolicySchema, req.body);
-    const replaced = await replacePolicy(db, id, policy, events);
+    const replaced = await replacePolicy(db, id, policy, events, orgScope);
     if (!replaced) throw notFound('campaign', id);
     metrics.readinessRecomputed.inc({ trigger: 'policy', outcome: replaced.recompute.outcome });
     sendJson(req, res, 200, replaced.policy);

@@ -3,7 +3,7 @@ import type { CampaignStatus } from '@preflight/contract';
 import { campaignStatusEventKind, createEvent, toTimestamp } from '@preflight/events';
 import { canTransition, INITIAL_CAMPAIGN_STATUS } from '../domain/campaign-lifecycle.ts';
 import { INITIAL_VERDICT } from '../domain/launch-policy.ts';
-import { findCampaign } from './campaigns.ts';
+import { campaignsIn, findCampaign } from './campaigns.ts';
 import { enqueueCampaignEvent, type EventTarget } from './outbox.ts';
 import type { CampaignDatabase, CampaignRow } from './schema.ts';
 
@@ -14,14 +14,19 @@ import type { CampaignDatabase, CampaignRow } from './schema.ts';
  * its change committed; the outbox relay publishes it on `<prefix>.campaign.<event>`.
  */
 
-/** Creates a Draft campaign on a site, in the site's organisation; undefined if the site does not exist. */
+/** Creates a Draft campaign on a site, in the site's organisation; undefined if the site does not exist (in `orgScope`). */
 export async function createCampaign(
   db: Kysely<CampaignDatabase>,
-  input: { siteId: string; name: string },
+  input: { siteId: string; name: string; orgScope?: string | undefined },
   events: EventTarget,
 ): Promise<CampaignRow | undefined> {
   return db.transaction().execute(async (trx) => {
-    const site = await trx.selectFrom('sites').select(['org_id', 'name']).where('id', '=', input.siteId).executeTakeFirst();
+    const site = await trx
+      .selectFrom('sites')
+      .select(['org_id', 'name'])
+      .where('id', '=', input.siteId)
+      .$if(input.orgScope !== undefined, (qb) => qb.where('org_id', '=', input.orgScope!))
+      .executeTakeFirst();
     if (!site) return undefined;
     const campaign = await trx
       .insertInto('campaigns')
@@ -62,11 +67,11 @@ export type StatusChange =
  */
 export async function changeCampaignStatus(
   db: Kysely<CampaignDatabase>,
-  input: { campaignId: string; to: CampaignStatus; reason: string | null },
+  input: { campaignId: string; to: CampaignStatus; reason: string | null; orgScope?: string | undefined },
   events: EventTarget,
 ): Promise<StatusChange> {
   return db.transaction().execute(async (trx) => {
-    const locked = await trx.selectFrom('campaigns').select('status').where('id', '=', input.campaignId).forUpdate().executeTakeFirst();
+    const locked = await campaignsIn(trx, input.orgScope).select('status').where('id', '=', input.campaignId).forUpdate().executeTakeFirst();
     if (!locked) return { outcome: 'not_found' } as const;
     const from = locked.status;
     if (!canTransition(from, input.to)) return { outcome: 'refused', current: from } as const;

@@ -8,6 +8,16 @@ export function selectCampaigns(db: Kysely<CampaignDatabase>) {
 }
 
 /**
+ * The campaigns a caller confined to `orgScope` may name: a console member's organisation's, or
+ * every one for the operator (undefined). Every admin lookup of a campaign by id starts here, so
+ * another organisation's campaign is missing to a member, checked before anything is written.
+ */
+export function campaignsIn(db: Kysely<CampaignDatabase>, orgScope: string | undefined) {
+  const campaigns = db.selectFrom('campaigns');
+  return orgScope === undefined ? campaigns : campaigns.where('campaigns.org_id', '=', orgScope);
+}
+
+/**
  * One campaign. With `orgId` the lookup is confined to that organisation, so another
  * organisation's campaign is indistinguishable from a missing one.
  */

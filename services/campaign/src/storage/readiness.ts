@@ -3,6 +3,7 @@ import { createEvent, toTimestamp } from '@preflight/events';
 import type { IssueStats } from '../domain/issue-stats.ts';
 import { DEFAULT_LAUNCH_POLICY, type LaunchPolicy, type Verdict } from '../domain/launch-policy.ts';
 import { nextReadiness, type ReportSigner, type ReportState, type StoredReadiness, type VersionEntry } from '../domain/readiness-report.ts';
+import { campaignsIn } from './campaigns.ts';
 import { readIssueStats } from './issue-projection.ts';
 import { enqueueCampaignEvent, type EventTarget } from './outbox.ts';
 import type { CampaignDatabase } from './schema.ts';
@@ -141,16 +142,18 @@ export async function recomputeReadiness(
 
 /**
  * Replaces a campaign's policy and recomputes its verdict in the same transaction (the
- * campaign row is locked first, like every recompute). Undefined when the campaign does not exist.
+ * campaign row is locked first, like every recompute). Undefined when the campaign does not
+ * exist (in `orgScope`).
  */
 export async function replacePolicy(
   db: Kysely<CampaignDatabase>,
   campaignId: string,
   policy: LaunchPolicy,
   events: EventTarget,
+  orgScope?: string,
 ): Promise<{ policy: LaunchPolicy; recompute: Recompute } | undefined> {
   return db.transaction().execute(async (trx) => {
-    const exists = await trx.selectFrom('campaigns').select('id').where('id', '=', campaignId).forUpdate().executeTakeFirst();
+    const exists = await campaignsIn(trx, orgScope).select('id').where('id', '=', campaignId).forUpdate().executeTakeFirst();
     if (!exists) return undefined;
     const values = {
       do_not_launch_min_severity: policy.doNotLaunch.minSeverity,

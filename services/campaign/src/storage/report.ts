@@ -1,6 +1,7 @@
 import { sql, type Kysely } from '@preflight/db';
 import type { SignOffDecision } from '../domain/launch-policy.ts';
 import type { ReportEntryKind, SealState } from '../domain/readiness-report.ts';
+import { campaignsIn } from './campaigns.ts';
 import type { EventTarget } from './outbox.ts';
 import { recomputeReadiness, type Recompute } from './readiness.ts';
 import type { CampaignDatabase, ReportEntryRow, SignerRow } from './schema.ts';
@@ -12,8 +13,9 @@ import type { CampaignDatabase, ReportEntryRow, SignerRow } from './schema.ts';
  * when the last signer is in.
  */
 
-async function lockCampaign(trx: Kysely<CampaignDatabase>, campaignId: string) {
-  return trx.selectFrom('campaigns').select(['id', 'report_version']).where('id', '=', campaignId).forUpdate().executeTakeFirst();
+/** The campaign row, locked; undefined when there is none in `orgScope` (checked before anything is written). */
+async function lockCampaign(trx: Kysely<CampaignDatabase>, campaignId: string, orgScope: string | undefined) {
+  return campaignsIn(trx, orgScope).select(['id', 'report_version']).where('id', '=', campaignId).forUpdate().executeTakeFirst();
 }
 
 function settled(recompute: Recompute): asserts recompute is Exclude<Recompute, { outcome: 'missing' }> {
@@ -25,11 +27,11 @@ export type AddSigner = { outcome: 'not_found' } | { outcome: 'duplicate' } | { 
 /** Adds a (required) signer. A sealed report is unsealed until the new signer is in too. */
 export async function addSigner(
   db: Kysely<CampaignDatabase>,
-  input: { campaignId: string; name: string; email: string },
+  input: { campaignId: string; name: string; email: string; orgScope?: string | undefined },
   events: EventTarget,
 ): Promise<AddSigner> {
   return db.transaction().execute(async (trx) => {
-    if (!(await lockCampaign(trx, input.campaignId))) return { outcome: 'not_found' } as const;
+    if (!(await lockCampaign(trx, input.campaignId, input.orgScope))) return { outcome: 'not_found' } as const;
     const same = await trx
       .selectFrom('campaign_signers')
       .select('id')
@@ -47,9 +49,9 @@ export async function addSigner(
   });
 }
 
-/** A campaign's signers, oldest first; undefined when the campaign does not exist. */
-export async function listSigners(db: Kysely<CampaignDatabase>, campaignId: string): Promise<SignerRow[] | undefined> {
-  const campaign = await db.selectFrom('campaigns').select('id').where('id', '=', campaignId).executeTakeFirst();
+/** A campaign's signers, oldest first; undefined when the campaign does not exist (in `orgScope`). */
+export async function listSigners(db: Kysely<CampaignDatabase>, campaignId: string, orgScope?: string): Promise<SignerRow[] | undefined> {
+  const campaign = await campaignsIn(db, orgScope).select('id').where('id', '=', campaignId).executeTakeFirst();
   if (!campaign) return undefined;
   return db.selectFrom('campaign_signers').selectAll().where('campaign_id', '=', campaignId).orderBy('created_at').orderBy('id').execute();
 }
@@ -60,11 +62,11 @@ export async function listSigners(db: Kysely<CampaignDatabase>, campaignId: stri
  */
 export async function removeSigner(
   db: Kysely<CampaignDatabase>,
-  input: { campaignId: string; signerId: string },
+  input: { campaignId: string; signerId: string; orgScope?: string | undefined },
   events: EventTarget,
 ): Promise<'not_found_campaign' | 'not_found_signer' | 'removed'> {
   return db.transaction().execute(async (trx) => {
-    if (!(await lockCampaign(trx, input.campaignId))) return 'not_found_campaign';
+    if (!(await lockCampaign(trx, input.campaignId, input.orgScope))) return 'not_found_campaign';
     const removed = await trx
       .deleteFrom('campaign_signers')
       .where('id', '=', input.signerId)
@@ -90,11 +92,11 @@ export type AddEntry =
  */
 export async function addEntry(
   db: Kysely<CampaignDatabase>,
-  input: { campaignId: string; signerId: string; version: number; kind: ReportEntryKind; decision: SignOffDecision | null; note: string | null },
+  input: { campaignId: string; signerId: string; version: number; kind: ReportEntryKind; decision: SignOffDecision | null; note: string | null; orgScope?: string | undefined },
   events: EventTarget,
 ): Promise<AddEntry> {
   return db.transaction().execute(async (trx) => {
-    const campaign = await lockCampaign(trx, input.campaignId);
+    const campaign = await lockCampaign(trx, input.campaignId, input.orgScope);
     if (!campaign) return { outcome: 'not_found' } as const;
     const signer = await trx
       .selectFrom('campaign_signers')
@@ -135,15 +137,14 @@ export interface ReportView {
   entries: ReportEntryRow[];
 }
 
-/** The report as stored: counts are of the current version, entries of every version (oldest first). */
-export async function getReport(db: Kysely<CampaignDatabase>, campaignId: string): Promise<ReportView | undefined> {
+/** The report as stored: counts are of the current version, entries of every version (oldest first); undefined outside `orgScope`. */
+export async function getReport(db: Kysely<CampaignDatabase>, campaignId: string, orgScope?: string): Promise<ReportView | undefined> {
   // One snapshot: the version, the seal and the entries agree with each other.
-  return db.transaction().setIsolationLevel('repeatable read').execute((trx) => readReport(trx, campaignId));
+  return db.transaction().setIsolationLevel('repeatable read').execute((trx) => readReport(trx, campaignId, orgScope));
 }
 
-async function readReport(db: Kysely<CampaignDatabase>, campaignId: string): Promise<ReportView | undefined> {
-  const campaign = await db
-    .selectFrom('campaigns')
+async function readReport(db: Kysely<CampaignDatabase>, campaignId: string, orgScope: string | undefined): Promise<ReportView | undefined> {
+  const campaign = await campaignsIn(db, orgScope)
     .select(['readiness_level', 'gate', 'report_version', 'seal_state', 'sealed_version'])
     .where('id', '=', campaignId)
     .executeTakeFirst();

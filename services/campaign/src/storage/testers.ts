@@ -1,6 +1,7 @@
 import { sql, type Kysely } from '@preflight/db';
 import { createEvent, toTimestamp } from '@preflight/events';
 import { progressAfterCompletion } from '../domain/tester-progress.ts';
+import { campaignsIn } from './campaigns.ts';
 import { enqueueCampaignEvent, type EventTarget } from './outbox.ts';
 import type { CampaignDatabase, TaskRow, TesterRow } from './schema.ts';
 
@@ -13,10 +14,10 @@ import type { CampaignDatabase, TaskRow, TesterRow } from './schema.ts';
 
 export async function createTask(
   db: Kysely<CampaignDatabase>,
-  input: { campaignId: string; title: string; required: boolean },
+  input: { campaignId: string; title: string; required: boolean; orgScope?: string | undefined },
 ): Promise<TaskRow | undefined> {
   return db.transaction().execute(async (trx) => {
-    const campaign = await trx.selectFrom('campaigns').select('id').where('id', '=', input.campaignId).executeTakeFirst();
+    const campaign = await campaignsIn(trx, input.orgScope).select('id').where('id', '=', input.campaignId).executeTakeFirst();
     if (!campaign) return undefined;
     return trx
       .insertInto('campaign_tasks')
@@ -28,10 +29,10 @@ export async function createTask(
 
 export async function createTester(
   db: Kysely<CampaignDatabase>,
-  input: { campaignId: string; name: string; email: string; preview: boolean },
+  input: { campaignId: string; name: string; email: string; preview: boolean; orgScope?: string | undefined },
 ): Promise<TesterRow | undefined> {
   return db.transaction().execute(async (trx) => {
-    const campaign = await trx.selectFrom('campaigns').select('id').where('id', '=', input.campaignId).executeTakeFirst();
+    const campaign = await campaignsIn(trx, input.orgScope).select('id').where('id', '=', input.campaignId).executeTakeFirst();
     if (!campaign) return undefined;
     return trx
       .insertInto('campaign_testers')
@@ -65,11 +66,18 @@ export type CompleteTask =
  */
 export async function completeTask(
   db: Kysely<CampaignDatabase>,
-  input: { campaignTesterId: string; taskId: string; verdict: string | null },
+  input: { campaignTesterId: string; taskId: string; verdict: string | null; orgScope?: string | undefined },
   events: EventTarget,
 ): Promise<CompleteTask> {
   return db.transaction().execute(async (trx) => {
-    const locked = await trx.selectFrom('campaign_testers').selectAll().where('id', '=', input.campaignTesterId).forUpdate().executeTakeFirst();
+    // A tester is in its campaign's organisation: outside `orgScope` it is missing.
+    const locked = await trx
+      .selectFrom('campaign_testers')
+      .selectAll()
+      .where('id', '=', input.campaignTesterId)
+      .$if(input.orgScope !== undefined, (qb) => qb.where('campaign_id', 'in', campaignsIn(trx, input.orgScope).select('campaigns.id')))
+      .forUpdate()
+      .executeTakeFirst();
     if (!locked) return { outcome: 'tester_not_found' } as const;
     const task = await trx
       .selectFrom('campaign_tasks')
