@@ -274,17 +274,17 @@ describe('policy', () => {
     }
     const gw = ofKind('gateway:default', 'Deployment')[0]!.spec.template.spec.containers[0];
     const refs = gw.env.filter((e: { valueFrom?: object }) => e.valueFrom).map((e: { name: string }) => e.name).sort();
-    expect(refs).toEqual(['ADMIN_TOKEN', 'DATABASE_URL', 'REDIS_URL', 'SERVICE_AUTH_KEY']);
+    expect(refs).toEqual(['ADMIN_TOKEN', 'DATABASE_URL', 'REDIS_URL', 'SERVICE_AUTH_KEY', 'SERVICE_AUTH_PUBLIC_KEYS']);
   });
 
-  it('each service signs with its own key from the Secret, and the service ports trust the shared public ring', () => {
+  it('each service signs with its own key from the Secret, and every service trusts the shared public ring', () => {
     for (const r of ['preflight:default', 'preflight:production']) {
       for (const s of ['gateway', 'campaign', 'issue', 'webhook', 'delivery', 'integration']) {
         const env = ofKind(r, 'Deployment').find((o) => o.metadata.name === `preflight-${s}`)!.spec.template.spec.containers[0].env as Array<{ name: string; valueFrom?: { secretKeyRef?: object } }>;
         const ref = (name: string) => env.find((e) => e.name === name)?.valueFrom?.secretKeyRef;
         expect(ref('SERVICE_AUTH_KEY'), `${r} ${s}`).toEqual({ name: 'preflight-secrets', key: `service-auth-${s}` });
-        // The gateway's port is the public one: it checks API keys, not service tokens.
-        expect(ref('SERVICE_AUTH_PUBLIC_KEYS'), `${r} ${s}`).toEqual(s === 'gateway' ? undefined : { name: 'preflight-secrets', key: 'service-auth-public-keys' });
+        // The gateway's port is the public one; it checks with the ring the console's tokens acting for members.
+        expect(ref('SERVICE_AUTH_PUBLIC_KEYS'), `${r} ${s}`).toEqual({ name: 'preflight-secrets', key: 'service-auth-public-keys' });
       }
     }
   });

@@ -76,12 +76,12 @@ afterAll(() => {
 });
 
 describe('finding 1: the admin API is not on the public Ingress', () => {
-  it('the public Ingress routes /api/v1 and /integrations/v1 only; /admin/v1 goes through the internal one', async () => {
+  it('the public Ingress routes /api/v1, /integrations/v1 and /console only; /admin/v1 goes through the internal one', async () => {
     const objs = await template('preflight', ['-f', join(root, 'deploy/values-production.yaml')]);
     const ingresses = objs.filter((o) => o.kind === 'Ingress');
     const paths = (o: K8sObject) => o.spec.rules.flatMap((r: { http: { paths: Array<{ path: string }> } }) => r.http.paths.map((p) => p.path)).sort();
     const pub = find(objs, 'Ingress', 'preflight-gateway')!;
-    expect(paths(pub)).toEqual(['/api/v1', '/integrations/v1']);
+    expect(paths(pub)).toEqual(['/api/v1', '/console', '/integrations/v1']);
     expect(pub.spec.ingressClassName).toBe('nginx');
     const admin = find(objs, 'Ingress', 'preflight-gateway-admin')!;
     expect(paths(admin)).toEqual(['/admin/v1']);
