@@ -6,10 +6,10 @@ import { ChangeStatusRequestSchema, applyStatusChange } from './status-change.ts
 /** POST /admin/v1/issues/:id/status: one step of the workflow (domain/issue-workflow.ts). */
 export const adminChangeStatus: Registration = (app, { db, events }) => {
   app.post('/admin/v1/issues/:id/status', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const issueId = pathId(req.params.id, 'issue');
     const body = parseBody(ChangeStatusRequestSchema, req.body);
-    await applyStatusChange(db, events, issueId, { ...body, origin: null });
-    sendJson(req, res, 200, await adminIssueDetail(db, issueId));
+    await applyStatusChange(db, events, issueId, { ...body, origin: null, orgScope });
+    sendJson(req, res, 200, await adminIssueDetail(db, issueId, orgScope));
   });
 };

@@ -35,10 +35,10 @@ export const AdminCreateIssueRequestSchema = CreateIssueRequestSchema.extend({
 /** POST /admin/v1/campaigns/:id/issues: the dashboard files an issue through the public pipeline. */
 export const adminCreateIssue: Registration = (app, { directory, filing }) => {
   app.post('/admin/v1/campaigns/:id/issues', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const campaignId = pathId(req.params.id, 'campaign');
     const fields = parseBody(AdminCreateIssueRequestSchema, req.body);
-    const campaign = await directory.campaignFor(campaignId, undefined);
+    const campaign = await directory.campaignFor(campaignId, orgScope);
     const created = await filing.file(campaign, { fields, reporter: dashboardReporter(fields.testerEmail) });
     res.setHeader('Location', `/admin/v1/issues/${created.id}`);
     sendJson(req, res, 201, created);

@@ -19,10 +19,10 @@ export const SetAssigneeRequestSchema = z.strictObject({
 /** POST /admin/v1/issues/:id/assignee. */
 export const adminSetAssignee: Registration = (app, { db, events }) => {
   app.post('/admin/v1/issues/:id/assignee', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const issueId = pathId(req.params.id, 'issue');
     const { assigneeName } = parseBody(SetAssigneeRequestSchema, req.body);
-    if (!(await setIssueAssignee(db, events, { issueId, assigneeName }))) throw notFound('issue', issueId);
-    sendJson(req, res, 200, await adminIssueDetail(db, issueId));
+    if (!(await setIssueAssignee(db, events, { issueId, assigneeName, orgScope }))) throw notFound('issue', issueId);
+    sendJson(req, res, 200, await adminIssueDetail(db, issueId, orgScope));
   });
 };

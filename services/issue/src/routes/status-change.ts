@@ -60,14 +60,14 @@ export const InternalChangeStatusRequestSchema = z
 
 /**
  * Applies one workflow step (storage/issue-changes.ts) and turns a refusal into its problem:
- * 404 no such issue, 409 with `currentStatus` and `allowedTransitions`, 422 a duplicateOfId
+ * 404 no such issue (in `orgScope`, a console member's organisation), 409 with `currentStatus` and `allowedTransitions`, 422 a duplicateOfId
  * that names no other issue of the campaign. Returns when the change committed.
  */
 export async function applyStatusChange(
   db: Kysely<IssueDatabase>,
   events: EventTarget,
   issueId: string,
-  body: { to: IssueStatus; reason: string | null; duplicateOfId: string | null; origin: string | null },
+  body: { to: IssueStatus; reason: string | null; duplicateOfId: string | null; origin: string | null; orgScope?: string | undefined },
 ): Promise<void> {
   const outcome = await changeIssueStatus(db, events, { issueId, ...body });
   switch (outcome.kind) {

@@ -6,6 +6,16 @@ import { appendHistory } from './issue-history.ts';
 import { enqueueIssueEvent, type EventTarget } from './outbox.ts';
 import type { IssueDatabase } from './schema.ts';
 
+/**
+ * The issues a caller confined to `orgScope` may change: a console member's organisation's, or
+ * every one (undefined: the operator, the integration service). Another organisation's issue is
+ * missing, found so before anything is written.
+ */
+function issuesIn(db: Kysely<IssueDatabase>, orgScope: string | undefined) {
+  const issues = db.selectFrom('issues');
+  return orgScope === undefined ? issues : issues.where('org_id', '=', orgScope);
+}
+
 export type StatusChangeOutcome =
   | { kind: 'changed'; transition: StatusTransition; revision: number }
   | { kind: 'not_found' }
@@ -18,15 +28,16 @@ export type StatusChangeOutcome =
  * and exactly one IssueStatusChanged outbox row commit together. A refused change writes
  * nothing, so it emits nothing. `origin` (e.g. `integration:<connectionId>`) is put on the
  * event when the change did not come from a person in Preflight; absent or null otherwise.
+ * Outside `orgScope` the issue is `not_found`; a Duplicate's original is of the same campaign,
+ * hence of the same organisation.
  */
 export async function changeIssueStatus(
   db: Kysely<IssueDatabase>,
   events: EventTarget,
-  change: { issueId: string; to: IssueStatus; reason: string | null; duplicateOfId: string | null; origin?: string | null },
+  change: { issueId: string; to: IssueStatus; reason: string | null; duplicateOfId: string | null; origin?: string | null; orgScope?: string | undefined },
 ): Promise<StatusChangeOutcome> {
   return db.transaction().execute(async (trx): Promise<StatusChangeOutcome> => {
-    const issue = await trx
-      .selectFrom('issues')
+    const issue = await issuesIn(trx, change.orgScope)
       .select(['id', 'org_id', 'campaign_id', 'status', 'title', 'severity'])
       .where('id', '=', change.issueId)
       .forUpdate()
@@ -77,18 +88,17 @@ export async function changeIssueStatus(
 }
 
 /**
- * Assigns or (with null) unassigns an issue; false when there is no such issue. A real change
+ * Assigns or (with null) unassigns an issue; false when there is no such issue (in `orgScope`). A real change
  * bumps the revision and enqueues IssueAssigned in its transaction (no public webhook event maps
  * to assignment); naming the current assignee again changes nothing and emits nothing.
  */
 export async function setIssueAssignee(
   db: Kysely<IssueDatabase>,
   events: EventTarget,
-  change: { issueId: string; assigneeName: string | null },
+  change: { issueId: string; assigneeName: string | null; orgScope?: string | undefined },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const issue = await trx
-      .selectFrom('issues')
+    const issue = await issuesIn(trx, change.orgScope)
       .select(['id', 'org_id', 'campaign_id', 'title', 'assignee_name'])
       .where('id', '=', change.issueId)
       .forUpdate()
