@@ -1,4 +1,4 @@
-import { pathId, requireAdmin, sendJson } from '@preflight/http';
+import { adminOrgId, sendJson } from '@preflight/http';
 import type { Registration } from './context.ts';
 import { createWebhook } from './create-webhook.ts';
 
@@ -8,8 +8,7 @@ import { createWebhook } from './create-webhook.ts';
  */
 export const adminCreateWebhook: Registration = (app, ctx) => {
   app.post('/admin/v1/organizations/:orgId/webhooks', async (req, res) => {
-    requireAdmin(req);
-    const orgId = pathId(req.params.orgId, 'organization');
+    const orgId = adminOrgId(req);
     const created = await createWebhook(ctx, req.body, orgId, 'dashboard');
     res.setHeader('Location', `/api/v1/webhooks/${created.id}`);
     sendJson(req, res, 201, created);

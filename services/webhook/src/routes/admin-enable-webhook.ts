@@ -6,9 +6,9 @@ import type { Registration } from './context.ts';
 /** POST /admin/v1/webhooks/:id/enable: re-enables (idempotently) and resets the failure streak. */
 export const adminEnableWebhook: Registration = (app, { db, logger, signal }) => {
   app.post('/admin/v1/webhooks/:id/enable', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'webhook');
-    const row = await enableWebhook(db, id);
+    const row = await enableWebhook(db, id, orgScope);
     if (!row) throw notFound('webhook', id);
     logger.info({ webhookId: id, orgId: row.org_id }, 'webhook enabled');
     // reset: every delivery replica forgets what its breaker learnt about the endpoint.

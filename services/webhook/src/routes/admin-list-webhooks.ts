@@ -1,4 +1,4 @@
-import { pathId, requireAdmin, sendJson } from '@preflight/http';
+import { adminOrgId, sendJson } from '@preflight/http';
 import type { Logger } from '@preflight/log';
 import type { DeliveryClient, EndpointStats } from '../clients/delivery-client.ts';
 import { toAdminWebhook, type AdminWebhookWithStats } from '../views/webhook-view.ts';
@@ -23,8 +23,7 @@ async function statsOrNothing(delivery: DeliveryClient, ids: string[], logger: L
 /** GET /admin/v1/organizations/:orgId/webhooks: the public shape plus consecutiveFailures, disabledAt and stats. */
 export const adminListWebhooks: Registration = (app, { db, delivery, logger }) => {
   app.get('/admin/v1/organizations/:orgId/webhooks', async (req, res) => {
-    requireAdmin(req);
-    const orgId = pathId(req.params.orgId, 'organization');
+    const orgId = adminOrgId(req);
     const rows = await listWebhooks(db, orgId);
     const stats = await statsOrNothing(delivery, rows.map((r) => r.id), logger, orgId);
     const items: AdminWebhookWithStats[] = rows.map((row) => ({ ...toAdminWebhook(row), stats: stats?.get(row.id) ?? null }));

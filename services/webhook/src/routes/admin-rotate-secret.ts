@@ -20,7 +20,7 @@ const RotateSecretSchema = z.strictObject({
  */
 export const adminRotateSecret: Registration = (app, { db, keys, logger, signal }) => {
   app.post('/admin/v1/webhooks/:id/secret/rotate', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'webhook');
     // The body is optional: no body rotates with the default grace.
     const { graceHours } = parseBody(RotateSecretSchema, req.body ?? {});
@@ -28,7 +28,7 @@ export const adminRotateSecret: Registration = (app, { db, keys, logger, signal 
     const secret = newSigningSecret();
     // The row lock orders concurrent rotations: each keeps the secret current when it runs.
     const rotated = await db.transaction().execute(async (trx) => {
-      const row = await lockWebhook(trx, id);
+      const row = await lockWebhook(trx, id, orgScope);
       if (!row) return undefined;
       let previous: SealedSecret | null = null;
       if (graceHours > 0) {

@@ -6,7 +6,8 @@ import type { Registration } from './context.ts';
  * GET /internal/v1/webhooks/:id: whether an endpoint exists, whose it is and whether it is
  * enabled: 200 `{id, orgId, isEnabled}`, or 404 (unknown, deleted, or a malformed id). The
  * delivery service asks it when an endpoint's delivery log is empty, to tell an endpoint never
- * delivered to from one that does not exist. No secret or URL: `/endpoint` has those.
+ * delivered to from one that does not exist, and whose an endpoint is when a console member
+ * calls its admin routes. No secret or URL: `/endpoint` has those.
  */
 export const internalGetWebhook: Registration = (app, { db }) => {
   app.get('/internal/v1/webhooks/:id', async (req, res) => {

@@ -77,9 +77,18 @@ export function sealedPreviousSecret(row: WebhookRow): SealedSecret | null {
   return keyId !== null && iv !== null && ciphertext !== null && tag !== null ? { keyId, iv, ciphertext, tag } : null;
 }
 
-/** Locks an endpoint's row until the transaction ends (a rotation reads the secret it replaces); undefined when there is none. */
-export async function lockWebhook(trx: Kysely<WebhookDatabase>, id: string): Promise<WebhookRow | undefined> {
-  return trx.selectFrom('webhooks').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+/**
+ * Locks an endpoint's row until the transaction ends (a rotation reads the secret it replaces);
+ * undefined when there is none, or none in `orgScope` (a console member's organisation).
+ */
+export async function lockWebhook(trx: Kysely<WebhookDatabase>, id: string, orgScope?: string): Promise<WebhookRow | undefined> {
+  return trx
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('id', '=', id)
+    .$if(orgScope !== undefined, (qb) => qb.where('org_id', '=', orgScope!))
+    .forUpdate()
+    .executeTakeFirst();
 }
 
 /**
@@ -112,12 +121,13 @@ export async function replaceSecret(
   return row.previous_secret_expires_at!;
 }
 
-/** Operator re-enable: enabled, failure count reset, disabledAt cleared. */
-export async function enableWebhook(db: Kysely<WebhookDatabase>, id: string): Promise<WebhookRow | undefined> {
+/** Operator (or member) re-enable: enabled, failure count reset, disabledAt cleared; undefined when there is no such endpoint in `orgScope`. */
+export async function enableWebhook(db: Kysely<WebhookDatabase>, id: string, orgScope?: string): Promise<WebhookRow | undefined> {
   return db
     .updateTable('webhooks')
     .set({ is_enabled: true, consecutive_failures: 0, disabled_at: null, updated_at: sql`now()` })
     .where('id', '=', id)
+    .$if(orgScope !== undefined, (qb) => qb.where('org_id', '=', orgScope!))
     .returningAll()
     .executeTakeFirst();
 }
