@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
   DeliveryOutcomesAnswerSchema as OutcomesSchema,
   DeliveryOutcomeStateSchema as OutcomeSchema,
@@ -19,6 +19,9 @@ export type Endpoint = InternalEndpoint;
 /** One endpoint whatever its state or filter (`GET /internal/v1/webhooks/:id/endpoint`): operator sends need it. */
 export type EndpointDetail = InternalEndpointDetail;
 export type EndpointState = DeliveryOutcomeState;
+
+/** What this client reads of `GET /internal/v1/webhooks/:id` (`{id, orgId, isEnabled}`, services/webhook/README.md). */
+const WebhookStateSchema = z.object({ orgId: z.string().min(1) });
 
 /** Outcomes per batched call; the webhook service accepts up to 500. */
 export const OUTCOMES_PER_CALL = 200;
@@ -41,8 +44,8 @@ export interface WebhookClient {
    * those again (outcome reports are at least once, like their retries by the outcome reporter).
    */
   reportOutcomes(outcomes: ReadonlyArray<{ endpointId: string; delivered: boolean }>): Promise<Array<EndpointState | undefined>>;
-  /** Whether the endpoint exists (enabled or not); false once it is deleted. */
-  webhookExists(endpointId: string): Promise<boolean>;
+  /** The organisation of the endpoint (enabled or not); undefined when it does not exist or is deleted. */
+  webhookOrg(endpointId: string): Promise<string | undefined>;
   /** The endpoint with its secrets, enabled or not, whatever its filter; undefined once it is deleted. */
   endpointById(endpointId: string): Promise<EndpointDetail | undefined>;
   close(): Promise<void>;
@@ -106,10 +109,9 @@ export function createWebhookClient(baseUrl: string, tokens: Pick<ServiceTokens,
       const res = await found(await call('POST', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}/delivery-outcome`, { delivered } satisfies z.input<typeof DeliveryOutcomeRequestSchema>), 'a delivery outcome');
       return res ? json(res, OutcomeSchema) : undefined;
     },
-    async webhookExists(endpointId) {
+    async webhookOrg(endpointId) {
       const res = await found(await call('GET', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}`), 'a webhook lookup');
-      await res?.body.dump();
-      return res !== undefined;
+      return res ? (await json(res, WebhookStateSchema)).orgId : undefined;
     },
     async endpointById(endpointId) {
       const res = await found(await call('GET', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}/endpoint?unsignable=include`), 'an endpoint lookup');

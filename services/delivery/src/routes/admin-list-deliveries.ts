@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { notFound, parseQuery, pathId, requireAdmin, sendJson } from '@preflight/http';
 import { listAttempts } from '../storage/deliveries.ts';
 import type { Registration } from './context.ts';
-import { askWebhookService } from './webhook-lookup.ts';
+import { endpointOrg, requireOwnEndpoint } from './webhook-lookup.ts';
 
 export const MAX_LIMIT = 200;
 export const DEFAULT_LIMIT = 50;
@@ -22,17 +22,19 @@ const DeliveryLogQuerySchema = z.object({
  * this service's, endpoints the webhook service's: a log with entries is served as it is (a
  * deleted endpoint's history included); an empty one is 200 [] for an endpoint that exists
  * and has not been delivered to yet, 404 for an id the webhook service does not know, and 503
- * when the webhook service cannot say. A malformed id is 404 like everywhere else.
+ * when the webhook service cannot say. A malformed id is 404 like everywhere else. A console
+ * member sees the logs of their organisation's endpoints that exist (the webhook service is
+ * asked first), another organisation's being 404.
  */
-export const adminListDeliveries: Registration = (app, { db, webhooks }) => {
+export const adminListDeliveries: Registration = (app, ctx) => {
   app.get('/admin/v1/webhooks/:id/deliveries', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const endpointId = pathId(req.params.id, 'webhook');
     const { limit } = parseQuery(DeliveryLogQuerySchema, req.query);
-    const rows = await listAttempts(db, endpointId, limit);
-    if (rows.length === 0 && !(await askWebhookService(() => webhooks.webhookExists(endpointId), `whether webhook '${endpointId}' exists`))) {
-      throw notFound('webhook', endpointId);
-    }
+    await requireOwnEndpoint(ctx, endpointId, orgScope);
+    const rows = await listAttempts(ctx.db, endpointId, limit);
+    // A member's endpoint was just found; the operator's empty log is of an endpoint that exists, or 404.
+    if (rows.length === 0 && orgScope === undefined && (await endpointOrg(ctx, endpointId)) === undefined) throw notFound('webhook', endpointId);
     sendJson(
       req,
       res,

@@ -20,13 +20,13 @@ const RecoverSchema = z.object({
  */
 export const adminRecover: Registration = (app, ctx) => {
   app.post('/admin/v1/webhooks/:id/recover', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const endpointId = pathId(req.params.id, 'webhook');
     const since = new Date(parseBody(RecoverSchema, req.body).since);
     const now = Date.now();
     if (since.getTime() > now) throw validationFailed({ since: ['since must not be in the future.'] });
     if (since.getTime() < now - RECOVER_MAX_DAYS * 86_400_000) throw validationFailed({ since: [`since must be at most ${RECOVER_MAX_DAYS} days back.`] });
-    const endpoint = await operatorEndpoint(ctx, endpointId, true);
+    const endpoint = await operatorEndpoint(ctx, endpointId, true, orgScope);
     const failed = await failedSince(ctx.db, endpointId, since, ctx.lastAttempt);
     await insertOperatorDeliveries(ctx.db, {
       rows: failed.map((f) => ({ id: newDeliveryId(), eventId: f.event_id, eventType: f.event_type, endpointId, orgId: endpoint.orgId, url: endpoint.url, trigger: 'recover' })),

@@ -2,7 +2,7 @@ import { conflict, notFound, pathId, requireAdmin, sendJson } from '@preflight/h
 import { newDeliveryId } from '../domain/ids.ts';
 import { insertOperatorDeliveries, loggedAttempt } from '../storage/operator-deliveries.ts';
 import type { Registration } from './context.ts';
-import { operatorEndpoint } from './webhook-lookup.ts';
+import { operatorEndpoint, requireOwnEndpoint } from './webhook-lookup.ts';
 
 /**
  * POST /admin/v1/webhooks/:id/deliveries/:deliveryId/redeliver: the envelope a logged attempt
@@ -13,12 +13,14 @@ import { operatorEndpoint } from './webhook-lookup.ts';
  */
 export const adminRedeliver: Registration = (app, ctx) => {
   app.post('/admin/v1/webhooks/:id/deliveries/:deliveryId/redeliver', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const endpointId = pathId(req.params.id, 'webhook');
     const attemptId = pathId(req.params.deliveryId, 'delivery');
+    // A member's endpoint first: another organisation's is an unknown webhook whatever the attempt.
+    await requireOwnEndpoint(ctx, endpointId, orgScope);
     const logged = await loggedAttempt(ctx.db, endpointId, attemptId);
     if (!logged) throw notFound('delivery', attemptId);
-    const endpoint = await operatorEndpoint(ctx, endpointId, true);
+    const endpoint = await operatorEndpoint(ctx, endpointId, true, orgScope);
     if (logged.body === null) throw conflict(`The envelope of delivery '${attemptId}' is no longer kept, so it cannot be sent again.`);
     const id = newDeliveryId();
     await insertOperatorDeliveries(ctx.db, {

@@ -19,10 +19,10 @@ const TestSendSchema = z.object({
  */
 export const adminTestSend: Registration = (app, ctx) => {
   app.post('/admin/v1/webhooks/:id/test', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const endpointId = pathId(req.params.id, 'webhook');
     const { eventType } = parseBody(TestSendSchema, req.body);
-    const endpoint = await operatorEndpoint(ctx, endpointId, false);
+    const endpoint = await operatorEndpoint(ctx, endpointId, false, orgScope);
     const eventId = newTestEventId();
     const envelope = { ...sampleEnvelope(eventType)!, id: eventId, occurredAt: new Date().toISOString() };
     const id = newDeliveryId();

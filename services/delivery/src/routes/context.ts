@@ -9,7 +9,7 @@ export interface RouteContext {
   db: Kysely<DeliveryDatabase>;
   logger: Logger;
   /** The webhook service, which owns the endpoints. */
-  webhooks: Pick<WebhookClient, 'webhookExists' | 'endpointById'>;
+  webhooks: Pick<WebhookClient, 'webhookOrg' | 'endpointById'>;
   /** The NOTIFY channel that wakes every replica's claim loop. */
   channel: string;
   /** Attempts a delivery has in all (DELIVERY_RETRY_SCHEDULE_MS): the last one ends a failed delivery. */
