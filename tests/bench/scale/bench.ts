@@ -10,6 +10,8 @@ import { loadLog, loadTenants, type LoadTiming } from './load/index.ts';
 import { BIG_CAMPAIGN, EMPTY_CAMPAIGN, KIND, OPEN_CAMPAIGN, WEBHOOK_ORG, idOf, scalePlan, smallCampaign, smallOpenCampaign, smallOrg, type ScalePlan } from './load/plan.ts';
 import { createLatency, createThroughput, readinessCost, readWindow, type ReadinessCost, type WindowSettings } from './measure.ts';
 import { scaleChecks } from './checks.ts';
+import { verifyLoad } from './load/verify.ts';
+import { explainAll, listIssuesSql, otherReadsSql, v7Floor, type PlanSummary } from './explain.ts';
 
 /**
  * The scale benchmark (issue 25): a year of a large customer loaded straight into the
@@ -70,8 +72,10 @@ export interface ScaleReport extends SystemReport<ScaleSettings> {
   create: { big: { latency: OpenLoopResult; throughput: ThroughputResult }; empty: { latency: OpenLoopResult; throughput: ThroughputResult } };
   readiness: { big: ReadinessCost; small: ReadinessCost };
   fanout: { before: { latency: FanoutLatency; sustained: FanoutSustained }; after: { latency: FanoutLatency; sustained: FanoutSustained }; sweep: SweepEffect };
-  /** Largest RSS (MB) of each service's processes, by phase. */
-  rss: Array<{ phase: string; mb: Record<string, number> }>;
+  /** The plans of the measured reads' statements on the loaded data. */
+  plans: PlanSummary[];
+  /** Largest RSS (MB) of each service's processes, by phase, and the machine's 1-minute load average at its end. */
+  rss: Array<{ phase: string; mb: Record<string, number>; load1: number }>;
 }
 
 const log = (msg: string) => process.stderr.write(`[bench:scale] ${msg}\n`);
@@ -93,7 +97,7 @@ export async function runScale(s: ScaleSettings, onCleanup: Cleanup): Promise<Sc
   const rss = rssSampler(() => pids());
   onCleanup(async () => rss.stop());
   const rssByPhase: ScaleReport['rss'] = [];
-  const phaseDone = (phase: string) => rssByPhase.push({ phase, mb: rss.take() });
+  const phaseDone = (phase: string) => rssByPhase.push({ phase, mb: rss.take(), load1: machineFacts().loadAverage[0] });
   const w: WindowSettings = { warmupS: s.warmupS, durationS: s.durationS, drainTimeoutS: s.drainTimeoutS };
 
   // The data set: organisations, campaigns, issues and projections first (the fan-out baseline runs before the log exists).
@@ -114,6 +118,7 @@ export async function runScale(s: ScaleSettings, onCleanup: Cleanup): Promise<Sc
   };
   const bigKey = { 'x-api-key': await key(org(0)) };
   const smallKey = { 'x-api-key': await key(org(smallOrg(p))) };
+  await verifyLoad(sys, p, bigKey['x-api-key'], log);
   const adminAuth = { authorization: `Bearer ${sys.adminToken}` };
   const fanout = await setUpFanout(sys, receivers, { busyOrg: org(WEBHOOK_ORG), busy: p.webhooks, quietOrg: org(smallOrg(p)) }, onCleanup, log);
 
@@ -151,14 +156,23 @@ export async function runScale(s: ScaleSettings, onCleanup: Cleanup): Promise<Sc
     withBenchClient(async (client) => Number((await client.query<{ n: string }>(`select count(*) as n from "${sys.schemas.issue}".issues where campaign_id = $1 and status = 'InProgress' and severity = 'High'`, [campaign(c)])).rows[0]!.n));
   const deep = { big: lastPage(p.bigCampaignIssues), small: lastPage(p.small.issues) };
   const deepFiltered = { big: lastPage(await filteredCount(BIG_CAMPAIGN)), small: lastPage(await filteredCount(smallCampaign(p))) };
+  const midIssue = idOf(KIND.issue, Math.floor(p.bigCampaignIssues / 2));
+  const smallIssue = idOf(KIND.issue, p.issues + Math.floor(p.small.issues / 2));
+  const filter = { status: 'InProgress', severity: 'High' };
+  const plans = await explainAll([
+    listIssuesSql(sys.schemas.issue, campaign(BIG_CAMPAIGN), 1),
+    listIssuesSql(sys.schemas.issue, campaign(BIG_CAMPAIGN), deep.big),
+    listIssuesSql(sys.schemas.issue, campaign(BIG_CAMPAIGN), 1, filter),
+    listIssuesSql(sys.schemas.issue, campaign(BIG_CAMPAIGN), deepFiltered.big, filter),
+    ...otherReadsSql(sys.schemas, { issueId: midIssue, orgId: org(0), endpointId: fanout.busy[0]!.id, cutoff: v7Floor(Date.now() - (p.logDays - 1) * 86_400_000) }),
+  ]);
+  for (const plan of plans) log(`plan of ${plan.label}: ${plan.executionMs.toFixed(1)} ms, ${plan.shape}${plan.seqScans.length ? `; SEQ SCAN ${plan.seqScans.join(', ')}` : ''}`);
   await pair('list issues, page 1', s.listRate, [list(BIG_CAMPAIGN, 1), bigKey], [list(smallCampaign(p), 1), smallKey]);
   // Page 1 again at the rate of the other reads: the deep page's baseline.
   await pair('list issues, page 1, at the other reads\' rate', s.readRate, [list(BIG_CAMPAIGN, 1), bigKey], [list(smallCampaign(p), 1), smallKey]);
   await pair('list issues, deep page', s.readRate, [list(BIG_CAMPAIGN, deep.big), bigKey], [list(smallCampaign(p), deep.small), smallKey], deep);
   await pair('list issues, page 1, filtered (status, severity)', s.readRate, [list(BIG_CAMPAIGN, 1, FILTER), bigKey], [list(smallCampaign(p), 1, FILTER), smallKey]);
   await pair('list issues, deep page, filtered', s.readRate, [list(BIG_CAMPAIGN, deepFiltered.big, FILTER), bigKey], [list(smallCampaign(p), deepFiltered.small, FILTER), smallKey], deepFiltered);
-  const midIssue = idOf(KIND.issue, Math.floor(p.bigCampaignIssues / 2));
-  const smallIssue = idOf(KIND.issue, p.issues + Math.floor(p.small.issues / 2));
   await pair('get one issue with its history', s.readRate, [`/api/v1/issues/${midIssue}`, bigKey], [`/api/v1/issues/${smallIssue}`, smallKey]);
   await pair(`list campaigns (admin), ${p.bigOrgCampaigns.toLocaleString('en-US')} vs 2`, s.readRate, [`/admin/v1/organizations/${org(0)}/campaigns`, adminAuth], [`/admin/v1/organizations/${org(smallOrg(p))}/campaigns`, adminAuth]);
   await pair('delivery log of an endpoint (admin, 50 newest)', s.readRate, [`/admin/v1/webhooks/${fanout.busy[0]!.id}/deliveries?limit=50`, adminAuth], [`/admin/v1/webhooks/${fanout.quiet.id}/deliveries?limit=50`, adminAuth]);
@@ -204,6 +218,7 @@ export async function runScale(s: ScaleSettings, onCleanup: Cleanup): Promise<Sc
     create,
     readiness,
     fanout: { before, after, sweep },
+    plans,
     rss: rssByPhase,
   };
   report.checks = scaleChecks(report);

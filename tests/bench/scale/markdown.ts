@@ -1,4 +1,4 @@
-import { fmtMs, fmtRate, fmtRatio, table } from '../lib/report.ts';
+import { fmtMs, fmtRate, fmtRatio, machineCaveat, table } from '../lib/report.ts';
 import { systemPreamble } from '../lib/system-markdown.ts';
 import type { OpenLoopResult } from '../lib/open-loop.ts';
 import type { ScaleReport } from './bench.ts';
@@ -22,7 +22,8 @@ export function scaleMarkdown(r: ScaleReport, command: string, note: string | un
     `${p.small.openIssues} open in another, one endpoint with ${p.small.attempts} attempts. Every read goes through the gateway (API key; the operator token for admin reads), open loop at a fixed rate, ` +
     `${s.warmupS} s warm-up + ${s.durationS} s measured, latency from each request's due time.`);
   out.push('');
-  out.push(...systemPreamble({ ...r, settings: { ...s, compareDurationS: 0, rate: s.listRate } }, note));
+  // The load average is the only noise measure here (no CPU meter per window): a busy machine is said so.
+  out.push(...systemPreamble({ ...r, settings: { ...s, compareDurationS: 0, rate: s.listRate } }, note, machineCaveat(r.machine, [], undefined)));
   out.push('');
   out.push('### Loading');
   out.push('');
@@ -42,6 +43,10 @@ export function scaleMarkdown(r: ScaleReport, command: string, note: string | un
       fmtRatio(x.big.latency.p99 / x.small.latency.p99),
     ]),
   ));
+  out.push('');
+  out.push('### Plans of the reads on the loaded data (EXPLAIN ANALYZE, once, warm)');
+  out.push('');
+  out.push(table(['statement', 'plan', 'time', 'buffers', 'sequential scans'], r.plans.map((x) => [x.label, x.shape, fmtMs(x.executionMs), n(x.buffers), x.seqScans.length ? `**${x.seqScans.join(', ')}**` : 'none'])));
   out.push('');
   out.push('### Writes and projections');
   out.push('');
@@ -70,7 +75,7 @@ export function scaleMarkdown(r: ScaleReport, command: string, note: string | un
   out.push('### Memory: largest RSS per service, by phase (MB)');
   out.push('');
   const services = [...new Set(r.rss.flatMap((x) => Object.keys(x.mb)))];
-  out.push(table(['phase', ...services], r.rss.map((x) => [x.phase, ...services.map((sv) => (x.mb[sv] ?? NaN).toFixed(0))])));
+  out.push(table(['phase', ...services, 'load average (1 min) at its end'], r.rss.map((x) => [x.phase, ...services.map((sv) => (x.mb[sv] ?? NaN).toFixed(0)), x.load1.toFixed(2)])));
   out.push('');
   out.push('Rerun: `npm run bench -w tests -- --only=scale` (full data set: the loader takes minutes and about 3 GB of disk); `--scale=0.01` for a small copy, `--quick` for short windows. ' +
     'It removes every schema, stream and process it made, also on Ctrl-C.');

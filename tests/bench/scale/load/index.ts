@@ -8,7 +8,9 @@ import type { ScalePlan } from './plan.ts';
 /**
  * The scale loader: straight into each service's schema of a running test system (migrated by
  * the services themselves), in SQL that makes the rows on the server (generate_series: no data
- * crosses the wire), then ANALYZE, as a database a year old would have its statistics.
+ * crosses the wire), then VACUUM (ANALYZE): a database a year old has its statistics and its
+ * visibility map (index-only scans) from autovacuum, and autovacuum must not wake up on the
+ * loaded rows in the middle of a measured window.
  * Webhook endpoints are not loaded here: the harness creates them through the admin API, so
  * their secrets are sealed as the webhook service seals them.
  */
@@ -27,10 +29,10 @@ async function withLoaderClient<T>(fn: (client: pg.Client) => Promise<T>): Promi
   });
 }
 
-/** ANALYZE every table of `schemas`: the planner sees the loaded sizes at once, not after autoanalyze. */
-export async function analyzeSchemas(client: pg.Client, schemas: string[]): Promise<void> {
+/** VACUUM (ANALYZE) every table of `schemas`: the planner sees the loaded sizes at once, not after autovacuum. */
+export async function vacuumSchemas(client: pg.Client, schemas: string[]): Promise<void> {
   const { rows } = await client.query<{ s: string; t: string }>('select schemaname as s, tablename as t from pg_tables where schemaname = any($1)', [schemas]);
-  if (rows.length) await client.query(`analyze ${rows.map((r) => `"${r.s}"."${r.t}"`).join(', ')}`);
+  if (rows.length) await client.query(`vacuum (analyze) ${rows.map((r) => `"${r.s}"."${r.t}"`).join(', ')}`);
 }
 
 async function timed(timings: LoadTiming[], step: string, rows: number, fn: () => Promise<unknown>): Promise<void> {
@@ -52,7 +54,7 @@ export async function loadTenants(
     const issues = p.issues + p.small.issues + p.small.openIssues;
     await timed(timings, 'issues, history, directory, sequences (issue)', issues, () => loadIssueSchema(client, schemas.issue, p, nowMs, log));
     await timed(timings, 'sites, campaigns, readiness projection (campaign)', issues, () => loadCampaignSchema(client, schemas.campaign, schemas.issue, p, nowMs, log));
-    await timed(timings, 'ANALYZE gateway, issue, campaign', 0, () => analyzeSchemas(client, [schemas.gateway, schemas.issue, schemas.campaign]));
+    await timed(timings, 'VACUUM (ANALYZE) gateway, issue, campaign', 0, () => vacuumSchemas(client, [schemas.gateway, schemas.issue, schemas.campaign]));
   });
   return timings;
 }
@@ -62,7 +64,7 @@ export async function loadLog(schema: string, p: ScalePlan, o: { busy: string[];
   const timings: LoadTiming[] = [];
   await withLoaderClient(async (client) => {
     await timed(timings, 'delivery attempts (delivery)', p.attempts + p.small.attempts, () => loadDeliveryLog(client, schema, p, o, log));
-    await timed(timings, 'ANALYZE delivery', 0, () => analyzeSchemas(client, [schema]));
+    await timed(timings, 'VACUUM (ANALYZE) delivery', 0, () => vacuumSchemas(client, [schema]));
   });
   return timings;
 }
