@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { pathId, requireAdmin, sendJson, validationFailed } from '@preflight/http';
+import { adminOrgId, sendJson, validationFailed } from '@preflight/http';
 import { newSigningSecret, sealSecret } from '@preflight/secret-box';
 import { parseCreateRequest } from '../domain/connection-request.ts';
 import { credentialsContext, inboundSecretContext } from '../domain/sealing.ts';
@@ -15,8 +15,7 @@ import type { Registration } from './context.ts';
  */
 export const adminCreateIntegration: Registration = (app, ctx) => {
   app.post('/admin/v1/organizations/:orgId/integrations', async (req, res) => {
-    requireAdmin(req);
-    const orgId = pathId(req.params.orgId, 'organization');
+    const orgId = adminOrgId(req);
     const body = parseCreateRequest(req.body);
     const urlErrors = await connectionUrlErrors(ctx, body.kind, body);
     if (Object.keys(urlErrors).length > 0) throw validationFailed(urlErrors);

@@ -5,9 +5,9 @@ import type { Registration } from './context.ts';
 /** DELETE /admin/v1/integrations/:id: 204; its waiting jobs are cancelled, nothing more is sent for it. */
 export const adminDeleteIntegration: Registration = (app, ctx) => {
   app.delete('/admin/v1/integrations/:id', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'integration');
-    if (!(await deleteConnection(ctx.db, id))) throw notFound('integration', id);
+    if (!(await deleteConnection(ctx.db, id, orgScope))) throw notFound('integration', id);
     ctx.clients.forget(id);
     ctx.breakers.reset(id);
     ctx.logger.info({ connectionId: id }, 'integration deleted');

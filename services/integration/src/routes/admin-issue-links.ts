@@ -1,25 +1,32 @@
-import { AppError, notFound, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { AppError, inOrgScope, notFound, pathId, requireAdmin, sendJson } from '@preflight/http';
 import { IssueServiceUnavailable } from '../clients/issue-client.ts';
 import { linksOfIssue } from '../storage/links.ts';
 import type { Registration } from './context.ts';
 
-async function issueExists(ctx: Parameters<Registration>[1], issueId: string): Promise<boolean> {
+/** Whether the issue exists (in `orgScope`): the issue service knows, and whose it is. */
+async function issueExists(ctx: Parameters<Registration>[1], issueId: string, orgScope: string | undefined): Promise<boolean> {
   try {
-    return (await ctx.issues.issue(issueId)) !== undefined;
+    const issue = await ctx.issues.issue(issueId);
+    return issue !== undefined && inOrgScope(orgScope, issue.orgId);
   } catch (err) {
     if (err instanceof IssueServiceUnavailable) throw new AppError('dependency_unavailable', 'The issue service cannot say whether the issue exists just now; try again.');
     throw err;
   }
 }
 
-/** GET /admin/v1/issues/:id/links: the tracker issues a Preflight issue is linked to ([] when none, 404 for an issue that does not exist). */
+/**
+ * GET /admin/v1/issues/:id/links: the tracker issues a Preflight issue is linked to ([] when
+ * none, 404 for an issue that does not exist). A console member sees the links of their
+ * organisation's connections only (an issue is only ever linked by its own organisation's), and
+ * 404 for another organisation's issue.
+ */
 export const adminIssueLinks: Registration = (app, ctx) => {
   app.get('/admin/v1/issues/:id/links', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const issueId = pathId(req.params.id, 'issue');
-    const rows = await linksOfIssue(ctx.db, issueId);
-    // No links: say 404 if there is no such issue at all (the issue service knows).
-    if (rows.length === 0 && !(await issueExists(ctx, issueId))) throw notFound('issue', issueId);
+    const rows = await linksOfIssue(ctx.db, issueId, orgScope);
+    // No links: say 404 if there is no such issue at all, or not in scope (the issue service knows).
+    if (rows.length === 0 && !(await issueExists(ctx, issueId, orgScope))) throw notFound('issue', issueId);
     sendJson(
       req,
       res,

@@ -12,10 +12,10 @@ const ActivityQuery = z.object({
 /** GET /admin/v1/integrations/:id/activity?limit=: newest first, default 50, at most 200. */
 export const adminListActivity: Registration = (app, ctx) => {
   app.get('/admin/v1/integrations/:id/activity', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'integration');
     const { limit } = parseQuery(ActivityQuery, req.query);
-    if (!(await findConnection(ctx.db, id))) throw notFound('integration', id);
+    if (!(await findConnection(ctx.db, id, orgScope))) throw notFound('integration', id);
     sendJson(req, res, 200, (await listActivity(ctx.db, id, limit)).map(toActivity));
   });
 };

@@ -1,4 +1,4 @@
-import { pathId, requireAdmin, sendJson } from '@preflight/http';
+import { adminOrgId, sendJson } from '@preflight/http';
 import { listConnections } from '../storage/connections.ts';
 import { toConnection } from '../views/connection-view.ts';
 import type { Registration } from './context.ts';
@@ -6,8 +6,7 @@ import type { Registration } from './context.ts';
 /** GET /admin/v1/organizations/:orgId/integrations: newest first, without credentials or inbound secrets. */
 export const adminListIntegrations: Registration = (app, ctx) => {
   app.get('/admin/v1/organizations/:orgId/integrations', async (req, res) => {
-    requireAdmin(req);
-    const orgId = pathId(req.params.orgId, 'organization');
+    const orgId = adminOrgId(req);
     const rows = await listConnections(ctx.db, orgId);
     sendJson(req, res, 200, rows.map((row) => toConnection(row, ctx.inboundUrl)));
   });

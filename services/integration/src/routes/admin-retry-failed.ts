@@ -10,9 +10,9 @@ import type { Registration } from './context.ts';
  */
 export const adminRetryFailed: Registration = (app, ctx) => {
   app.post('/admin/v1/integrations/:id/retry', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'integration');
-    if (!(await findConnection(ctx.db, id))) throw notFound('integration', id);
+    if (!(await findConnection(ctx.db, id, orgScope))) throw notFound('integration', id);
     const requeued = await requeueFailedJobs(ctx.db, id);
     if (requeued > 0) ctx.worker.kick();
     ctx.logger.info({ connectionId: id, requeued }, 'failed integration jobs requeued');

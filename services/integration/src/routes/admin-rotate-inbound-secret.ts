@@ -12,9 +12,9 @@ import type { Registration } from './context.ts';
  */
 export const adminRotateInboundSecret: Registration = (app, ctx) => {
   app.post('/admin/v1/integrations/:id/inbound-secret', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'integration');
-    const row = await findConnection(ctx.db, id);
+    const row = await findConnection(ctx.db, id, orgScope);
     if (!row) throw notFound('integration', id);
     if (!isTrackerKind(row.kind)) throw conflict(`The integration is a ${row.kind} chat channel, which receives no hooks; only trackers have an inbound secret.`, { kind: row.kind });
     const secret = newSigningSecret();

@@ -15,9 +15,9 @@ import type { Registration } from './context.ts';
  */
 export const adminTestIntegration: Registration = (app, ctx) => {
   app.post('/admin/v1/integrations/:id/test', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'integration');
-    const row = await findConnection(ctx.db, id);
+    const row = await findConnection(ctx.db, id, orgScope);
     if (!row) throw notFound('integration', id);
     const answer = await tryConnection(ctx, row);
     await recordActivity(ctx.db, { connectionId: id, direction: 'out', issueId: null, action: 'test', outcome: answer.ok ? 'succeeded' : 'failed', statusCode: answer.statusCode, error: answer.ok ? null : answer.detail });

@@ -13,9 +13,9 @@ import type { Registration } from './context.ts';
  */
 export const adminUpdateIntegration: Registration = (app, ctx) => {
   app.patch('/admin/v1/integrations/:id', async (req, res) => {
-    requireAdmin(req);
+    const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'integration');
-    const row = await findConnection(ctx.db, id);
+    const row = await findConnection(ctx.db, id, orgScope);
     if (!row) throw notFound('integration', id);
     const change = parseUpdateRequest(row.kind, req.body);
     if (change.config || change.credentials) {

@@ -67,8 +67,15 @@ export async function listConnections(db: Kysely<IntegrationDatabase>, orgId: st
   return db.selectFrom('connections').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
 }
 
-export async function findConnection(db: Kysely<IntegrationDatabase>, id: string): Promise<ConnectionRow | undefined> {
-  return db.selectFrom('connections').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+/** A connection that is not deleted; undefined too when it is outside `orgScope` (a console member's organisation). */
+export async function findConnection(db: Kysely<IntegrationDatabase>, id: string, orgScope?: string): Promise<ConnectionRow | undefined> {
+  return db
+    .selectFrom('connections')
+    .selectAll()
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .$if(orgScope !== undefined, (qb) => qb.where('org_id', '=', orgScope!))
+    .executeTakeFirst();
 }
 
 /**
@@ -106,10 +113,17 @@ export async function replaceInboundSecret(db: Kysely<IntegrationDatabase>, id: 
   await db.updateTable('connections').set({ ...inboundColumns(sealed), updated_at: sql<Date>`now()` }).where('id', '=', id).where('deleted_at', 'is', null).execute();
 }
 
-/** Deletes a connection: nothing more is sent for it (its waiting jobs are cancelled with it). */
-export async function deleteConnection(db: Kysely<IntegrationDatabase>, id: string): Promise<boolean> {
+/** Deletes a connection (in `orgScope`): nothing more is sent for it (its waiting jobs are cancelled with it). */
+export async function deleteConnection(db: Kysely<IntegrationDatabase>, id: string, orgScope?: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const row = await trx.updateTable('connections').set({ deleted_at: sql<Date>`now()`, updated_at: sql<Date>`now()` }).where('id', '=', id).where('deleted_at', 'is', null).returning('id').executeTakeFirst();
+    const row = await trx
+      .updateTable('connections')
+      .set({ deleted_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .$if(orgScope !== undefined, (qb) => qb.where('org_id', '=', orgScope!))
+      .returning('id')
+      .executeTakeFirst();
     if (!row) return false;
     await trx.updateTable('jobs').set({ state: 'cancelled', finished_at: sql<Date>`now()`, lease_until: null }).where('connection_id', '=', id).where('state', 'in', ['pending', 'running']).execute();
     return true;

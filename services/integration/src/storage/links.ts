@@ -29,14 +29,18 @@ export async function setLinkState(db: Kysely<IntegrationDatabase>, connectionId
   await db.updateTable('links').set({ state, synced_at: sql<Date>`now()` }).where('connection_id', '=', connectionId).where('issue_id', '=', issueId).execute();
 }
 
-/** Every tracker issue a Preflight issue is linked to, through connections that still exist. */
-export async function linksOfIssue(db: Kysely<IntegrationDatabase>, issueId: string) {
+/**
+ * Every tracker issue a Preflight issue is linked to, through connections that still exist (of
+ * `orgScope`, a console member's organisation, when set).
+ */
+export async function linksOfIssue(db: Kysely<IntegrationDatabase>, issueId: string, orgScope?: string) {
   return db
     .selectFrom('links')
     .innerJoin('connections', 'connections.id', 'links.connection_id')
     .select(['links.connection_id', 'connections.kind', 'links.external_key', 'links.url', 'links.synced_at'])
     .where('links.issue_id', '=', issueId)
     .where('connections.deleted_at', 'is', null)
+    .$if(orgScope !== undefined, (qb) => qb.where('connections.org_id', '=', orgScope!))
     .orderBy('links.synced_at')
     .execute();
 }
