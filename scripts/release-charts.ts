@@ -17,7 +17,7 @@ import { parse } from 'yaml';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** In packaging order: the library first, the umbrella last (it bundles the others). */
-export const CHARTS = ['preflight-lib', 'gateway', 'campaign', 'issue', 'webhook', 'delivery', 'integration', 'preflight'] as const;
+export const CHARTS = ['preflight-lib', 'gateway', 'campaign', 'issue', 'webhook', 'delivery', 'integration', 'console', 'preflight'] as const;
 
 export interface PackagedChart {
   chart: string;

@@ -27,7 +27,7 @@ import { integrationConfigShape } from '../../services/integration/src/config.ts
 
 const run = promisify(execFile);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const SERVICES = ['gateway', 'campaign', 'issue', 'webhook', 'delivery', 'integration'] as const;
+const SERVICES = ['gateway', 'campaign', 'issue', 'webhook', 'delivery', 'integration', 'console'] as const;
 const INSTALLABLE = [...SERVICES, 'preflight'] as const;
 const SECRET_VARS = ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'NATS_URL', 'WEBHOOK_SECRET_KEYS', 'INTEGRATION_SECRET_KEYS', 'SERVICE_AUTH_KEY', 'SERVICE_AUTH_PUBLIC_KEYS'];
 /** The services on the event stream (libs/bus), and the stream settings' code defaults (libs/bus/src/events-config.ts). */
@@ -260,7 +260,7 @@ describe('policy', () => {
     }
     // every service runs in the umbrella by default
     for (const r of ['preflight:default', 'preflight:production', 'preflight:local']) {
-      expect(ofKind(r, 'Deployment').map((d) => d.metadata.name).sort(), r).toEqual(['preflight-campaign', 'preflight-delivery', 'preflight-gateway', 'preflight-integration', 'preflight-issue', 'preflight-webhook']);
+      expect(ofKind(r, 'Deployment').map((d) => d.metadata.name).sort(), r).toEqual(['preflight-campaign', 'preflight-console', 'preflight-delivery', 'preflight-gateway', 'preflight-integration', 'preflight-issue', 'preflight-webhook']);
     }
   });
 
@@ -348,7 +348,7 @@ describe('policy', () => {
     for (const s of SERVICES) {
       const cm = ofKind(`${s}:default`, 'ConfigMap')[0]!;
       expect(cm.data?.MIGRATE_ON_START).toBe('false');
-      expect(cm.data?.[`${s.toUpperCase()}_PORT`]).toMatch(/^808[0-5]$/);
+      expect(cm.data?.[`${s.toUpperCase()}_PORT`]).toMatch(/^808[0-6]$/);
     }
     expect(ofKind('gateway:default', 'ConfigMap')[0]!.data).toMatchObject({
       DB_SCHEMA: 'identity',

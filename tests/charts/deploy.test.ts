@@ -22,9 +22,9 @@ import { releaseCharts } from '../../scripts/release-charts.ts';
 
 const run = promisify(execFile);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const SERVICES = ['gateway', 'campaign', 'issue', 'webhook', 'delivery', 'integration'] as const;
+const SERVICES = ['gateway', 'campaign', 'issue', 'webhook', 'delivery', 'integration', 'console'] as const;
 const EVENT_SERVICES = ['campaign', 'issue', 'delivery', 'integration'] as const;
-const PORTS: Record<string, number> = { gateway: 8080, campaign: 8081, issue: 8082, webhook: 8083, delivery: 8084, integration: 8085 };
+const PORTS: Record<string, number> = { gateway: 8080, campaign: 8081, issue: 8082, webhook: 8083, delivery: 8084, integration: 8085, console: 8086 };
 const MONITORING = ['--api-versions', 'monitoring.coreos.com/v1'];
 
 type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: any; data?: Record<string, string> };
@@ -196,8 +196,8 @@ describe('finding 5: capability checks and kubeVersion', () => {
     const kinds = (objs: K8sObject[]) => objs.filter((o) => o.kind === 'ServiceMonitor' || o.kind === 'PrometheusRule').length;
     expect(kinds(await template('preflight'))).toBe(0);
     expect(kinds(await template('issue'))).toBe(0);
-    expect(kinds(await template('preflight', MONITORING))).toBe(12);
-    expect(kinds(await template('preflight', ['--set', 'global.monitoringApi=always']))).toBe(12);
+    expect(kinds(await template('preflight', MONITORING))).toBe(14);
+    expect(kinds(await template('preflight', ['--set', 'global.monitoringApi=always']))).toBe(14);
     expect(kinds(await template('issue', ['--set', 'monitoringApi=always']))).toBe(2);
     expect(kinds(await template('issue', [...MONITORING, '--set', 'serviceMonitor.enabled=false']))).toBe(1);
   });
