@@ -28,6 +28,8 @@ interface LocalState {
   /** Each service's SERVICE_AUTH_KEY and the SERVICE_AUTH_PUBLIC_KEYS ring they all trust. */
   serviceAuth?: DeploymentKeys;
   demo?: { orgId: string; key: string; campaignId: string };
+  /** The demo organisation's Owner in the console: e-mail and the generated password. */
+  demoOwner?: { orgId: string; email: string; password: string };
 }
 
 const START_HINTS: Record<string, string> = {
@@ -148,6 +150,50 @@ async function seedDemo(base: string, adminToken: string, state: LocalState): Pr
   return { orgId: org.id, key: key.key, campaignId: campaign.id };
 }
 
+/** Cookies a response sets, merged into `jar` (a tiny client for the invitation form below). */
+function keepCookies(jar: Map<string, string>, res: Response): void {
+  for (const line of res.headers.getSetCookie()) {
+    const [pair = ''] = line.split(';');
+    const eq = pair.indexOf('=');
+    if (eq > 0) jar.set(pair.slice(0, eq), pair.slice(eq + 1));
+  }
+}
+
+const DEMO_OWNER_EMAIL = 'owner@demo.preflight.local';
+
+/**
+ * The demo organisation's Owner, made the way an operator makes any organisation's first
+ * Owner: an invitation through the admin API, accepted on the console's invitation page
+ * (through the gateway, as a browser would). Kept in .preflight/local.json; made again only
+ * when the organisation is new.
+ */
+async function seedDemoOwner(base: string, adminToken: string, orgId: string, known: LocalState['demoOwner']): Promise<NonNullable<LocalState['demoOwner']>> {
+  if (known?.orgId === orgId) return known;
+  const password = known?.password ?? randomBytes(12).toString('base64url');
+  const invitation = await api(base, adminToken, 'POST', `/admin/v1/organizations/${orgId}/invitations`, {
+    email: DEMO_OWNER_EMAIL,
+    role: 'Owner',
+    organizationName: 'Demo Organization',
+  });
+  const jar = new Map<string, string>();
+  const page = await fetch(invitation.url.replace(/^https?:\/\/[^/]+/, base));
+  keepCookies(jar, page);
+  const html = await page.text();
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
+  if (!page.ok || !csrf) throw new Error(`the invitation page answered ${page.status}`);
+  // A new account sets its name and password; an existing one (a database kept from before) signs in.
+  const form: Record<string, string> = html.includes('name="name"') ? { name: 'Demo Owner', password } : { password };
+  const accepted = await fetch(invitation.url.replace(/^https?:\/\/[^/]+/, base), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(invitation.url).origin, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
+    body: new URLSearchParams({ _csrf: csrf, ...form }).toString(),
+  });
+  if (accepted.status !== 303) throw new Error(`accepting the invitation answered ${accepted.status}`);
+  console.log(`• made ${DEMO_OWNER_EMAIL} the demo organisation's Owner in the console`);
+  return { orgId, email: DEMO_OWNER_EMAIL, password };
+}
+
 async function main(): Promise<void> {
   await checkInfrastructure();
   await ensureDatabase();
@@ -193,9 +239,14 @@ async function main(): Promise<void> {
     WEBHOOK_URL: `http://127.0.0.1:${ports.webhook}`,
     DELIVERY_URL: `http://127.0.0.1:${ports.delivery}`,
     INTEGRATION_URL: `http://127.0.0.1:${ports.integration}`,
+    // The console: the gateway serves its pages (/console) and routes its members API to it; it
+    // calls the gateway's admin API back as the signed-in member. Browsers reach it at the gateway.
+    CONSOLE_URL: `http://127.0.0.1:${ports.console}`,
+    GATEWAY_URL: `http://127.0.0.1:${ports.gateway}`,
+    CONSOLE_PUBLIC_ORIGIN: process.env.CONSOLE_PUBLIC_ORIGIN ?? `http://127.0.0.1:${ports.gateway}`,
     // What the integration service shows trackers as their inbound hook URL, and links issues to: the gateway.
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${ports.gateway}`,
-    ISSUE_LINK_TEMPLATE: process.env.ISSUE_LINK_TEMPLATE ?? `http://127.0.0.1:${ports.gateway}/dashboard/issues/{issueId}`,
+    ISSUE_LINK_TEMPLATE: process.env.ISSUE_LINK_TEMPLATE ?? `http://127.0.0.1:${ports.gateway}/console/issues/{issueId}`,
     // The service ports take only signed service tokens; on a laptop no other machine reaches them at all.
     BIND_HOST: process.env.BIND_HOST ?? '127.0.0.1',
     SERVICE_AUTH_PUBLIC_KEYS: serviceAuth.publicKeys,
@@ -239,12 +290,19 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${ports.gateway}`;
   const demo = await seedDemo(base, adminToken, state);
   saveState({ ...state, demo });
+  const owner = await seedDemoOwner(base, adminToken, demo.orgId, state.demoOwner).catch((err: Error) => {
+    console.error(`✗ could not make the demo organisation's Owner in the console: ${err.message}`);
+    return undefined;
+  });
+  if (owner) saveState({ ...state, demo, demoOwner: owner });
 
   console.log(`
 Preflight is running.
   API gateway   ${base}   (public API ${base}/api/v1, admin API ${base}/admin/v1)
   Admin token   ${adminToken}${process.env.ADMIN_TOKEN ? '   (from ADMIN_TOKEN)' : '   (generated; set ADMIN_TOKEN to choose one)'}
   Demo API key  ${demo.key}   (scopes read, write, webhooks)
+  Console       ${base}/console/
+  Demo Owner    ${owner ? `${owner.email}   password ${owner.password}   (kept in .preflight/local.json)` : '(not created; see above)'}
 
 Try:
   export KEY=${demo.key} CAMPAIGN=${demo.campaignId}

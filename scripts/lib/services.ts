@@ -11,6 +11,7 @@ export const SERVICES = [
   { name: 'webhook', portVar: 'WEBHOOK_PORT', defaultPort: 8083, schema: 'webhook' },
   { name: 'delivery', portVar: 'DELIVERY_PORT', defaultPort: 8084, schema: 'delivery' },
   { name: 'integration', portVar: 'INTEGRATION_PORT', defaultPort: 8085, schema: 'integration' },
+  { name: 'console', portVar: 'CONSOLE_PORT', defaultPort: 8086, schema: 'console' },
   { name: 'gateway', portVar: 'GATEWAY_PORT', defaultPort: 8080, schema: 'identity' },
 ] as const;
 

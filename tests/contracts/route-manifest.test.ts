@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, endpointList, openApiPath, PUBLIC_ENDPOINTS, type ServiceName } from '@preflight/contract';
 import { ROUTES } from '../../services/gateway/src/routes/index.ts';
 import * as campaign from '../../services/campaign/src/routes/index.ts';
+import * as consoleRoutes from '../../services/console/src/routes/index.ts';
 import * as delivery from '../../services/delivery/src/routes/index.ts';
 import * as integration from '../../services/integration/src/routes/index.ts';
 import * as issue from '../../services/issue/src/routes/index.ts';
@@ -40,7 +41,7 @@ function registered(routesModule: Record<string, unknown>): string[] {
   return seen;
 }
 
-const SERVICES: Record<Exclude<ServiceName, 'gateway'>, Record<string, unknown>> = { campaign, issue, webhook, delivery, integration };
+const SERVICES: Record<Exclude<ServiceName, 'gateway'>, Record<string, unknown>> = { campaign, issue, webhook, delivery, integration, console: consoleRoutes };
 
 describe('route manifest', () => {
   it('has one entry per method and path, and a doc on every public entry', () => {

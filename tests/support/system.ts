@@ -84,6 +84,11 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     WEBHOOK_URL: `http://127.0.0.1:${ports.webhook}`,
     DELIVERY_URL: `http://127.0.0.1:${ports.delivery}`,
     INTEGRATION_URL: `http://127.0.0.1:${ports.integration}`,
+    // The console: the gateway passes /console through to it; it calls the gateway's admin API
+    // back, and browsers (the browser tests) reach it at the gateway's address.
+    CONSOLE_URL: `http://127.0.0.1:${ports.console}`,
+    GATEWAY_URL: `http://127.0.0.1:${ports.gateway}`,
+    CONSOLE_PUBLIC_ORIGIN: `http://127.0.0.1:${ports.gateway}`,
     WEBHOOK_SECRET_KEYS: `test:${randomBytes(32).toString('base64')}`,
     // The integration service: a key ring of its own for provider credentials, the inbound hook
     // URLs it shows on the gateway, links into the gateway (its ISSUE_URL is the issue service above).

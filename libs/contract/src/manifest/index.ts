@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { ADMIN_ENDPOINTS, HOOK_ENDPOINTS } from './admin.ts';
+import { CONSOLE_ENDPOINTS } from './console.ts';
 import type { Endpoint, ServiceName } from './endpoint.ts';
 import { INTERNAL_ENDPOINTS } from './internal-endpoints.ts';
 import { PUBLIC_ENDPOINTS } from './public.ts';
@@ -11,7 +12,7 @@ import { PUBLIC_ENDPOINTS } from './public.ts';
  * each service serves exactly the entries it owns. Order matters only for the document and for
  * `Allow` headers: the gateway lists methods in manifest order.
  */
-export const ENDPOINTS = { ...PUBLIC_ENDPOINTS, ...ADMIN_ENDPOINTS, ...HOOK_ENDPOINTS, ...INTERNAL_ENDPOINTS };
+export const ENDPOINTS = { ...PUBLIC_ENDPOINTS, ...ADMIN_ENDPOINTS, ...CONSOLE_ENDPOINTS, ...HOOK_ENDPOINTS, ...INTERNAL_ENDPOINTS };
 
 export type EndpointId = keyof typeof ENDPOINTS;
 
