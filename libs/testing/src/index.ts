@@ -7,3 +7,4 @@ export { SERVICE_NAMES, testServiceKeys, serviceAuthConfig, serviceAuthHeaders, 
 export { serviceCall, type Reply, type CallOptions } from './service-call.ts';
 export { OPERATOR, memberOf, type MemberCaller } from './callers.ts';
 export { outboxTypes, schemaRows } from './schema-rows.ts';
+export { answersOf, memberRoutes, withFreshIds, type ScopeAnswer, type ScopeCase } from './org-scope.ts';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_ENDPOINTS } from '@preflight/contract';
-import { notFound, problemType, type Caller } from '@preflight/http';
-import { eventually, memberOf, OPERATOR, schemaRows, type Reply } from '@preflight/testing';
+import type { Caller } from '@preflight/http';
+import { answersOf, eventually, memberOf, memberRoutes, OPERATOR, schemaRows, withFreshIds, type ScopeCase } from '@preflight/testing';
 import { issueCreated } from './events.ts';
 import { deliveryLogOf, deliverySuite, queryRows, type Receiver } from './harness.ts';
 
@@ -36,20 +36,9 @@ async function fixture(orgId: string = randomUUID()): Promise<Fixture> {
 const settled = (endpointId: string) =>
   eventually(async () => expect(await queryRows(`select id from ${suite.iso.schema}.deliveries where endpoint_id = $1`, [endpointId])).toEqual([]));
 
-function unknownId(what: string, id: string) {
-  const e = notFound(what, id);
-  return { type: problemType(e.code), title: e.title, status: e.status, detail: e.detail };
-}
-
-interface Case {
-  route: string;
-  call(f: Fixture, as: Caller): Promise<Reply>;
-  ok: number;
-}
-
 const post = (path: string, as: Caller, body?: unknown) => suite.h.call('POST', path, { as, ...(body !== undefined ? { body } : {}) });
 
-const CASES: Case[] = [
+const CASES: Array<ScopeCase<Fixture>> = [
   { route: 'adminListDeliveries', call: (f, as) => suite.h.call('GET', `/admin/v1/webhooks/${f.endpointId}/deliveries`, { as }), ok: 200 },
   { route: 'adminRedeliver', call: (f, as) => post(`/admin/v1/webhooks/${f.endpointId}/deliveries/${f.attemptId}/redeliver`, as), ok: 202 },
   { route: 'adminRecoverWebhook', call: (f, as) => post(`/admin/v1/webhooks/${f.endpointId}/recover`, as, { since: new Date(Date.now() - 60_000).toISOString() }), ok: 202 },
@@ -58,22 +47,16 @@ const CASES: Case[] = [
 
 describe('admin delivery routes for console members', () => {
   it('covers every delivery route members may call (the manifest)', () => {
-    const open = Object.entries(ADMIN_ENDPOINTS).filter(([, e]) => e.owner === 'delivery' && 'members' in e);
-    expect(CASES.map((c) => c.route).sort()).toEqual(open.map(([name]) => name).sort());
+    expect(CASES.map((c) => c.route).sort()).toEqual(memberRoutes(ADMIN_ENDPOINTS, 'delivery'));
   });
 
-  it('answers a member of another organisation as for an unknown webhook, on every route, and sends and stores nothing', async () => {
+  it('answers a member of another organisation exactly as for an unknown webhook, on every route, and sends and stores nothing', async () => {
     const f = await fixture();
     const before = await schemaRows(suite.iso.schema);
     const outsider = memberOf(randomUUID(), 'Owner');
-    for (const c of CASES) {
-      const res = await c.call(f, outsider);
-      expect(res.status, JSON.stringify(res.body)).toBe(404);
-      expect({ route: c.route, ...res.body }).toMatchObject({ route: c.route, ...unknownId('webhook', f.endpointId) });
-    }
-    // The same answers as for an endpoint that does not exist.
-    const unknown = { ...f, endpointId: randomUUID() };
-    for (const c of CASES) expect({ route: c.route, ...(await c.call(unknown, outsider)).body }).toMatchObject({ route: c.route, ...unknownId('webhook', unknown.endpointId) });
+    const answers = await answersOf(CASES, f, outsider);
+    expect(answers.map((a) => [a.route, a.status, a.problem?.detail])).toEqual(CASES.map((c) => [c.route, 404, "No webhook with id '<id>' was found."]));
+    expect(answers).toEqual(await answersOf(CASES, withFreshIds(f), outsider));
     expect(await schemaRows(suite.iso.schema)).toEqual(before);
     expect(f.receiver.requests).toHaveLength(1);
   });
@@ -81,11 +64,9 @@ describe('admin delivery routes for console members', () => {
   it('serves a member of the organisation and the operator on every route', async () => {
     const mine = await fixture();
     const operators = await fixture();
-    const member = memberOf(mine.orgId, 'Admin');
-    for (const c of CASES) {
-      expect({ route: c.route, status: (await c.call(mine, member)).status }).toEqual({ route: c.route, status: c.ok });
-      expect({ route: c.route, status: (await c.call(operators, OPERATOR)).status }).toEqual({ route: c.route, status: c.ok });
-    }
+    const served = CASES.map((c) => [c.route, c.ok]);
+    expect((await answersOf(CASES, mine, memberOf(mine.orgId, 'Admin'))).map((a) => [a.route, a.status])).toEqual(served);
+    expect((await answersOf(CASES, operators, OPERATOR)).map((a) => [a.route, a.status])).toEqual(served);
     // The member's redelivery and test send went out like the operator's: three requests each.
     await eventually(() => expect([mine.receiver.requests.length, operators.receiver.requests.length]).toEqual([3, 3]));
     const log = await deliveryLogOf(suite.h, mine.endpointId, 3);
@@ -98,7 +79,6 @@ describe('admin delivery routes for console members', () => {
     const path = `/admin/v1/webhooks/${f.endpointId}/deliveries`;
     expect((await suite.h.call('GET', path, { as: OPERATOR })).body).toHaveLength(1);
     const res = await suite.h.call('GET', path, { as: memberOf(f.orgId, 'Owner') });
-    expect(res.status).toBe(404);
-    expect(res.body).toMatchObject(unknownId('webhook', f.endpointId));
+    expect([res.status, res.body.detail]).toEqual([404, `No webhook with id '${f.endpointId}' was found.`]);
   });
 });

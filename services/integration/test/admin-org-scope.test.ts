@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_ENDPOINTS } from '@preflight/contract';
-import { notFound, problemType, type Caller } from '@preflight/http';
 import { startFakeGithub, startFakeSlack, type FakeGithub, type FakeSlack } from '@preflight/provider-fakes';
-import { eventually, memberOf, OPERATOR, schemaRows, type Reply } from '@preflight/testing';
+import { answersOf, eventually, memberOf, memberRoutes, OPERATOR, schemaRows, withFreshIds, type ScopeCase } from '@preflight/testing';
 import { activityOf, connect, integrationSuite, jobsOf } from './harness.ts';
 
 /*
@@ -39,36 +38,21 @@ async function fixture(orgId: string = randomUUID()): Promise<Fixture> {
   return { orgId, connectionId: c.id, issueId: issue.id };
 }
 
-function unknownId(what: string, id: string) {
-  const e = notFound(what, id);
-  return { type: problemType(e.code), title: e.title, status: e.status, detail: e.detail };
-}
-
-interface Case {
-  route: string;
-  call(f: Fixture, as: Caller): Promise<Reply>;
-  missing(f: Fixture): [string, string];
-  ok: number;
-}
-
-const connection = (f: Fixture): [string, string] => ['integration', f.connectionId];
-
 // The delete last: every other route needs the connection.
-const CASES: Case[] = [
-  { route: 'adminListIntegrations', call: (f, as) => h.call('GET', `/admin/v1/organizations/${f.orgId}/integrations`, { as }), missing: (f) => ['organization', f.orgId], ok: 200 },
+const CASES: Array<ScopeCase<Fixture>> = [
+  { route: 'adminListIntegrations', call: (f, as) => h.call('GET', `/admin/v1/organizations/${f.orgId}/integrations`, { as }), ok: 200 },
   {
     route: 'adminCreateIntegration',
     call: (f, as) => h.call('POST', `/admin/v1/organizations/${f.orgId}/integrations`, { as, body: { kind: 'slack', name: 'Channel', config: {}, credentials: { webhookUrl: slack.webhookUrl('#scoped') } } }),
-    missing: (f) => ['organization', f.orgId],
     ok: 201,
   },
-  { route: 'adminListIntegrationActivity', call: (f, as) => h.call('GET', `/admin/v1/integrations/${f.connectionId}/activity`, { as }), missing: connection, ok: 200 },
-  { route: 'adminTestIntegration', call: (f, as) => h.call('POST', `/admin/v1/integrations/${f.connectionId}/test`, { as }), missing: connection, ok: 200 },
-  { route: 'adminUpdateIntegration', call: (f, as) => h.call('PATCH', `/admin/v1/integrations/${f.connectionId}`, { as, body: { name: 'Renamed', paused: true } }), missing: connection, ok: 200 },
-  { route: 'adminRotateInboundSecret', call: (f, as) => h.call('POST', `/admin/v1/integrations/${f.connectionId}/inbound-secret`, { as }), missing: connection, ok: 200 },
-  { route: 'adminRetryIntegration', call: (f, as) => h.call('POST', `/admin/v1/integrations/${f.connectionId}/retry`, { as }), missing: connection, ok: 200 },
-  { route: 'adminListIssueLinks', call: (f, as) => h.call('GET', `/admin/v1/issues/${f.issueId}/links`, { as }), missing: (f) => ['issue', f.issueId], ok: 200 },
-  { route: 'adminDeleteIntegration', call: (f, as) => h.call('DELETE', `/admin/v1/integrations/${f.connectionId}`, { as }), missing: connection, ok: 204 },
+  { route: 'adminListIntegrationActivity', call: (f, as) => h.call('GET', `/admin/v1/integrations/${f.connectionId}/activity`, { as }), ok: 200 },
+  { route: 'adminTestIntegration', call: (f, as) => h.call('POST', `/admin/v1/integrations/${f.connectionId}/test`, { as }), ok: 200 },
+  { route: 'adminUpdateIntegration', call: (f, as) => h.call('PATCH', `/admin/v1/integrations/${f.connectionId}`, { as, body: { name: 'Renamed', paused: true } }), ok: 200 },
+  { route: 'adminRotateInboundSecret', call: (f, as) => h.call('POST', `/admin/v1/integrations/${f.connectionId}/inbound-secret`, { as }), ok: 200 },
+  { route: 'adminRetryIntegration', call: (f, as) => h.call('POST', `/admin/v1/integrations/${f.connectionId}/retry`, { as }), ok: 200 },
+  { route: 'adminListIssueLinks', call: (f, as) => h.call('GET', `/admin/v1/issues/${f.issueId}/links`, { as }), ok: 200 },
+  { route: 'adminDeleteIntegration', call: (f, as) => h.call('DELETE', `/admin/v1/integrations/${f.connectionId}`, { as }), ok: 204 },
 ];
 
 /** What the operator reads of the fixture, and every row of the service's schema. */
@@ -88,21 +72,17 @@ async function stateOf(f: Fixture) {
 
 describe('admin integration routes for console members', () => {
   it('covers every integration route members may call (the manifest)', () => {
-    const open = Object.entries(ADMIN_ENDPOINTS).filter(([, e]) => e.owner === 'integration' && 'members' in e);
-    expect(CASES.map((c) => c.route).sort()).toEqual(open.map(([name]) => name).sort());
+    expect(CASES.map((c) => c.route).sort()).toEqual(memberRoutes(ADMIN_ENDPOINTS, 'integration'));
   });
 
-  it('answers a member of another organisation as for an unknown id, on every route, and changes and sends nothing', async () => {
+  it('answers a member of another organisation exactly as for unknown ids, on every route, and changes and sends nothing', async () => {
     const f = await fixture();
     const before = await stateOf(f);
     const githubCalls = github.requests.length;
     const outsider = memberOf(randomUUID(), 'Owner');
-    for (const c of CASES) {
-      const [what, id] = c.missing(f);
-      const res = await c.call(f, outsider);
-      expect(res.status, `${c.route}: ${JSON.stringify(res.body)}`).toBe(404);
-      expect({ route: c.route, ...res.body }).toMatchObject({ route: c.route, ...unknownId(what, id) });
-    }
+    const answers = await answersOf(CASES, f, outsider);
+    expect(answers.map((a) => [a.route, a.status, a.problem?.detail])).toEqual(CASES.map((c) => [c.route, 404, expect.stringMatching(/^No (integration|issue|organization) with id '<id>' was found\.$/)]));
+    expect(answers).toEqual(await answersOf(CASES, withFreshIds(f), outsider));
     expect(await stateOf(f)).toEqual(before);
     expect(github.requests.length).toBe(githubCalls);
     expect(slack.messages.filter((m) => m.channel === '#scoped')).toHaveLength(0);
@@ -119,15 +99,13 @@ describe('admin integration routes for console members', () => {
     const mine = await fixture();
     const operators = await fixture();
     const member = memberOf(mine.orgId, 'Admin');
-    const answers = new Map<string, Reply>();
-    for (const c of CASES) {
-      if (c.route === 'adminDeleteIntegration') expect((await activityOf(h, mine.connectionId)).map((a) => a.action)).toContain('test');
-      answers.set(c.route, await c.call(mine, member));
-      expect({ route: c.route, status: answers.get(c.route)!.status }).toEqual({ route: c.route, status: c.ok });
-      expect({ route: c.route, status: (await c.call(operators, OPERATOR)).status }).toEqual({ route: c.route, status: c.ok });
-    }
-    // The member's test reached GitHub, and their connection is gone like the operator's.
-    expect(answers.get('adminTestIntegration')!.body).toMatchObject({ ok: true, statusCode: 200 });
+    const served = CASES.map((c) => [c.route, c.ok]);
+    const kept = CASES.filter((c) => c.route !== 'adminDeleteIntegration');
+    expect((await answersOf(kept, mine, member)).map((a) => [a.route, a.status])).toEqual(served.slice(0, kept.length));
+    // The member's test call reached GitHub and is in the activity, as the operator's would be.
+    expect((await activityOf(h, mine.connectionId)).map((a) => `${a.action} ${a.outcome}`)).toContain('test succeeded');
+    expect((await answersOf(CASES.slice(kept.length), mine, member)).map((a) => [a.route, a.status])).toEqual(served.slice(kept.length));
+    expect((await answersOf(CASES, operators, OPERATOR)).map((a) => [a.route, a.status])).toEqual(served);
     const left = await h.call('GET', `/admin/v1/organizations/${mine.orgId}/integrations`, { as: member });
     expect(left.body.map((c: { name: string }) => c.name)).toEqual(['Channel']);
   });

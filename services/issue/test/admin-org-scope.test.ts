@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_ENDPOINTS } from '@preflight/contract';
-import { notFound, problemType, type Caller } from '@preflight/http';
-import { memberOf, OPERATOR, outboxTypes, schemaRows, type Reply } from '@preflight/testing';
+import { answersOf, memberOf, memberRoutes, OPERATOR, outboxTypes, schemaRows, withFreshIds, type ScopeCase } from '@preflight/testing';
 import { expectProblem, startHarness, type Harness } from './harness.ts';
 
 /*
@@ -40,27 +39,14 @@ async function fixture(orgId: string = orgA): Promise<Fixture> {
   return { orgId, campaignId, issueId: await file('Menu hidden'), otherIssueId: await file('Menu hidden again') };
 }
 
-function unknownId(what: string, id: string) {
-  const e = notFound(what, id);
-  return { type: problemType(e.code), title: e.title, status: e.status, detail: e.detail };
-}
-
-interface Case {
-  route: string;
-  call(f: Fixture, as: Caller): Promise<Reply>;
-  missing(f: Fixture): [string, string];
-  ok: number;
-}
-
-const CASES: Case[] = [
-  { route: 'adminGetIssue', call: (f, as) => h.call('GET', `/admin/v1/issues/${f.issueId}`, { as }), missing: (f) => ['issue', f.issueId], ok: 200 },
-  { route: 'adminListIssues', call: (f, as) => h.call('GET', `/admin/v1/campaigns/${f.campaignId}/issues`, { as }), missing: (f) => ['campaign', f.campaignId], ok: 200 },
-  { route: 'adminCreateIssue', call: (f, as) => h.call('POST', `/admin/v1/campaigns/${f.campaignId}/issues`, { as, body: issueBody('Footer overlaps') }), missing: (f) => ['campaign', f.campaignId], ok: 201 },
-  { route: 'adminSetAssignee', call: (f, as) => h.call('POST', `/admin/v1/issues/${f.issueId}/assignee`, { as, body: { assigneeName: 'Dana' } }), missing: (f) => ['issue', f.issueId], ok: 200 },
+const CASES: Array<ScopeCase<Fixture>> = [
+  { route: 'adminGetIssue', call: (f, as) => h.call('GET', `/admin/v1/issues/${f.issueId}`, { as }), ok: 200 },
+  { route: 'adminListIssues', call: (f, as) => h.call('GET', `/admin/v1/campaigns/${f.campaignId}/issues`, { as }), ok: 200 },
+  { route: 'adminCreateIssue', call: (f, as) => h.call('POST', `/admin/v1/campaigns/${f.campaignId}/issues`, { as, body: issueBody('Footer overlaps') }), ok: 201 },
+  { route: 'adminSetAssignee', call: (f, as) => h.call('POST', `/admin/v1/issues/${f.issueId}/assignee`, { as, body: { assigneeName: 'Dana' } }), ok: 200 },
   {
     route: 'adminChangeIssueStatus',
     call: (f, as) => h.call('POST', `/admin/v1/issues/${f.issueId}/status`, { as, body: { to: 'Duplicate', duplicateOfId: f.otherIssueId, reason: 'Same menu' } }),
-    missing: (f) => ['issue', f.issueId],
     ok: 200,
   },
 ];
@@ -82,18 +68,16 @@ async function stateOf(f: Fixture) {
 
 describe('admin issue routes for console members', () => {
   it('covers every issue route members may call (the manifest)', () => {
-    const open = Object.entries(ADMIN_ENDPOINTS).filter(([, e]) => e.owner === 'issue' && 'members' in e);
-    expect(CASES.map((c) => c.route).sort()).toEqual(open.map(([name]) => name).sort());
+    expect(CASES.map((c) => c.route).sort()).toEqual(memberRoutes(ADMIN_ENDPOINTS, 'issue'));
   });
 
-  it('answers a member of another organisation as for an unknown id, on every route, and changes nothing', async () => {
+  it('answers a member of another organisation exactly as for unknown ids, on every route, and changes nothing', async () => {
     const f = await fixture();
     const before = await stateOf(f);
     const outsider = memberOf(orgB, 'Owner');
-    for (const c of CASES) {
-      const [what, id] = c.missing(f);
-      expect({ route: c.route, ...expectProblem(await c.call(f, outsider), 404) }).toMatchObject({ route: c.route, ...unknownId(what, id) });
-    }
+    const answers = await answersOf(CASES, f, outsider);
+    expect(answers.map((a) => [a.route, a.status, a.problem?.detail])).toEqual(CASES.map((c) => [c.route, 404, expect.stringMatching(/^No (issue|campaign) with id '<id>' was found\.$/)]));
+    expect(answers).toEqual(await answersOf(CASES, withFreshIds(f), outsider));
     expect(await stateOf(f)).toEqual(before);
   });
 
@@ -109,11 +93,9 @@ describe('admin issue routes for console members', () => {
   it('serves a member of the organisation and the operator on every route, with the same events', async () => {
     const mine = await fixture(randomUUID());
     const operators = await fixture(randomUUID());
-    const member = memberOf(mine.orgId, 'Member');
-    for (const c of CASES) {
-      expect({ route: c.route, status: (await c.call(mine, member)).status }).toEqual({ route: c.route, status: c.ok });
-      expect({ route: c.route, status: (await c.call(operators, OPERATOR)).status }).toEqual({ route: c.route, status: c.ok });
-    }
+    const served = CASES.map((c) => [c.route, c.ok]);
+    expect((await answersOf(CASES, mine, memberOf(mine.orgId, 'Member'))).map((a) => [a.route, a.status])).toEqual(served);
+    expect((await answersOf(CASES, operators, OPERATOR)).map((a) => [a.route, a.status])).toEqual(served);
     const detail = await h.call('GET', `/admin/v1/issues/${mine.issueId}`, { as: OPERATOR });
     expect(detail.body).toMatchObject({ status: 'Duplicate', duplicateOfId: mine.otherIssueId, assigneeName: 'Dana' });
     expect(detail.body.history.map((e: { to: string }) => e.to)).toEqual(['New', 'Duplicate']);
