@@ -1,0 +1,131 @@
+import type { CampaignStatus, IssueSeverity, IssueStatus } from '@preflight/contract';
+import type {
+  AdminIssue,
+  AdminWebhook,
+  ApiKey,
+  CreatedApiKey,
+  CreatedInvitation,
+  CreatedWebhook,
+  DeliveryAttempt,
+  Integration,
+  IntegrationActivity,
+  IntegrationSettings,
+  IntegrationTestResult,
+  Invitation,
+  IssueFields,
+  IssueLink,
+  IssuePage,
+  Member,
+  MemberRole,
+  PublicCampaign,
+  QueuedDelivery,
+  ReadinessReport,
+  ReportEntry,
+  RotatedSecret,
+  Signer,
+  Site,
+  StatusChange,
+  Task,
+  Tester,
+  TesterProgress,
+} from './api-types.ts';
+import type { AdminFetch } from './fetch.ts';
+
+/** Path segments come from the browser's URL: encoded, so `..` or `/` can never reach another route. */
+const seg = encodeURIComponent;
+
+function query(params: Record<string, string | number | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined && value !== '') q.set(name, String(value));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+export interface IssueListFilter {
+  status?: IssueStatus;
+  severity?: IssueSeverity;
+  page?: number;
+  pageSize?: number;
+}
+
+/**
+ * The typed admin API the pages use, for one member's organisation: every call goes through the
+ * gateway (the same routes, events, audit log and rate limits as the operator's), which refuses
+ * what the member's role does not allow and answers 404 for another organisation's resources.
+ */
+export function createAdminApi(call: AdminFetch, orgId: string) {
+  const org = `/admin/v1/organizations/${seg(orgId)}`;
+  const get = <T>(path: string) => call<T>('GET', path);
+  const post = <T>(path: string, body?: unknown) => call<T>('POST', path, body ?? {});
+  const del = async (path: string) => {
+    await call('DELETE', path);
+  };
+  const campaign = (id: string) => `/admin/v1/campaigns/${seg(id)}`;
+  const issue = (id: string) => `/admin/v1/issues/${seg(id)}`;
+  const webhook = (id: string) => `/admin/v1/webhooks/${seg(id)}`;
+  const integration = (id: string) => `/admin/v1/integrations/${seg(id)}`;
+
+  return {
+    sites: {
+      list: () => get<Site[]>(`${org}/sites`),
+      create: (body: { name: string; url?: string | null }) => post<Site>(`${org}/sites`, body),
+    },
+    campaigns: {
+      list: (status?: CampaignStatus) => get<PublicCampaign[]>(`${org}/campaigns${query({ status })}`),
+      get: (id: string) => get<PublicCampaign>(campaign(id)),
+      create: (siteId: string, body: { name: string }) => post<PublicCampaign>(`/admin/v1/sites/${seg(siteId)}/campaigns`, body),
+      changeStatus: (id: string, body: { to: Exclude<CampaignStatus, 'Draft'>; reason?: string | null }) => post<PublicCampaign>(`${campaign(id)}/status`, body),
+      report: (id: string) => get<ReadinessReport>(`${campaign(id)}/report`),
+      signers: (id: string) => get<Signer[]>(`${campaign(id)}/signers`),
+      addSigner: (id: string, body: { name: string; email: string }) => post<Signer>(`${campaign(id)}/signers`, body),
+      addStamp: (id: string, body: { signerId: string; version: number; decision: 'approve' | 'reject'; note?: string | null }) =>
+        post<ReportEntry>(`${campaign(id)}/report/stamps`, body),
+      addWaiver: (id: string, body: { signerId: string; version: number; reason?: string | null }) => post<ReportEntry>(`${campaign(id)}/report/waivers`, body),
+      createTask: (id: string, body: { title: string; required: boolean }) => post<Task>(`${campaign(id)}/tasks`, body),
+      createTester: (id: string, body: { name: string; email: string; preview?: boolean }) => post<Tester>(`${campaign(id)}/testers`, body),
+      completeTask: (campaignTesterId: string, taskId: string, body: { verdict?: string | null }) =>
+        post<TesterProgress>(`/admin/v1/campaign-testers/${seg(campaignTesterId)}/tasks/${seg(taskId)}/complete`, body),
+    },
+    issues: {
+      list: (campaignId: string, filter: IssueListFilter = {}) => get<IssuePage>(`${campaign(campaignId)}/issues${query({ ...filter })}`),
+      create: (campaignId: string, body: IssueFields) => post<{ id: string; seqNumber: number }>(`${campaign(campaignId)}/issues`, body),
+      get: (id: string) => get<AdminIssue>(issue(id)),
+      changeStatus: (id: string, body: StatusChange) => post<AdminIssue>(`${issue(id)}/status`, body),
+      setAssignee: (id: string, assigneeName: string | null) => post<AdminIssue>(`${issue(id)}/assignee`, { assigneeName }),
+      links: (id: string) => get<IssueLink[]>(`${issue(id)}/links`),
+    },
+    apiKeys: {
+      list: () => get<ApiKey[]>(`${org}/api-keys`),
+      create: (body: { name: string; scopes: string[]; environment?: 'live' | 'test' }) => post<CreatedApiKey>(`${org}/api-keys`, body),
+      revoke: (keyId: string) => del(`${org}/api-keys/${seg(keyId)}`),
+    },
+    webhooks: {
+      list: () => get<AdminWebhook[]>(`${org}/webhooks`),
+      create: (body: { url: string; name?: string | null; events?: string[] }) => post<CreatedWebhook>(`${org}/webhooks`, body),
+      enable: (id: string) => post<AdminWebhook>(`${webhook(id)}/enable`),
+      deliveries: (id: string, limit = 50) => get<DeliveryAttempt[]>(`${webhook(id)}/deliveries${query({ limit })}`),
+      redeliver: (id: string, deliveryId: string) => post<QueuedDelivery>(`${webhook(id)}/deliveries/${seg(deliveryId)}/redeliver`),
+      recover: (id: string, since: string) => post<{ count: number }>(`${webhook(id)}/recover`, { since }),
+      test: (id: string, eventType: string) => post<QueuedDelivery>(`${webhook(id)}/test`, { eventType }),
+      rotateSecret: (id: string, graceHours: number) => post<RotatedSecret>(`${webhook(id)}/secret/rotate`, { graceHours }),
+    },
+    integrations: {
+      list: () => get<Integration[]>(`${org}/integrations`),
+      create: (body: IntegrationSettings) => post<Integration>(`${org}/integrations`, body),
+      update: (id: string, body: Partial<Omit<IntegrationSettings, 'kind'>> & { paused?: boolean }) => call<Integration>('PATCH', integration(id), body),
+      remove: (id: string) => del(integration(id)),
+      test: (id: string) => post<IntegrationTestResult>(`${integration(id)}/test`),
+      activity: (id: string, limit = 50) => get<IntegrationActivity[]>(`${integration(id)}/activity${query({ limit })}`),
+    },
+    members: {
+      list: () => get<Member[]>(`${org}/members`),
+      changeRole: (userId: string, role: MemberRole) => call<Member>('PATCH', `${org}/members/${seg(userId)}`, { role }),
+      remove: (userId: string) => del(`${org}/members/${seg(userId)}`),
+      invitations: () => get<Invitation[]>(`${org}/invitations`),
+      invite: (body: { email: string; role: MemberRole }) => post<CreatedInvitation>(`${org}/invitations`, body),
+      revokeInvitation: (invitationId: string) => del(`${org}/invitations/${seg(invitationId)}`),
+    },
+  };
+}
+
+export type AdminApi = ReturnType<typeof createAdminApi>;

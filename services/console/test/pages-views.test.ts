@@ -1,0 +1,116 @@
+import { h, type ComponentType } from 'preact';
+import { render } from 'preact-render-to-string';
+import { describe, expect, it } from 'vitest';
+import type { AdminIssue, AdminWebhook, IssuePage as IssuePageData, PublicCampaign, ReadinessReport } from '../src/gateway-client/api-types.ts';
+import { CampaignPage } from '../src/pages/campaigns/campaign-view.tsx';
+import { CampaignsPage } from '../src/pages/campaigns/list-view.tsx';
+import { readinessFingerprint } from '../src/pages/campaigns/report-view.tsx';
+import { IssuePage } from '../src/pages/issues/issue-view.tsx';
+import { NewIssuePage } from '../src/pages/issues/new-view.tsx';
+import { ApiKeysPage } from '../src/pages/settings/api-keys-view.tsx';
+import { kindSettings, kindSpec } from '../src/pages/settings/integration-kinds.ts';
+import { MembersPage } from '../src/pages/settings/members-view.tsx';
+import { WebhookPage } from '../src/pages/settings/webhook-view.tsx';
+
+// The page components are pure functions of their data: rendered to a string here, the way the
+// console serves them, to check what a reader gets (escaping, errors beside their fields, the
+// forms a role sees, the live regions' polling).
+
+const html = <P>(component: ComponentType<P>, props: P) => render(h(component as ComponentType<any>, props as any));
+
+const ID = '11111111-1111-4111-8111-111111111111';
+const NOW = '2026-11-27T14:00:00.000Z';
+const csrf = 'csrf-token-value';
+
+const campaign: PublicCampaign = { id: ID, name: 'Launch <b>now</b>', status: 'Draft', siteId: ID, siteName: 'Shop', readinessLevel: 'AtRisk', gate: 'awaiting-signoff', createdAt: NOW };
+const report: ReadinessReport = { version: 3, readinessLevel: 'AtRisk', gate: 'awaiting-signoff', sealState: 'open', sealedVersion: null, requiredCount: 1, signedCount: 0, waivedCount: 0, entries: [] };
+const issues: IssuePageData = { items: [], page: 1, pageSize: 25, total: 0, hasMore: false };
+
+function issue(overrides: Partial<AdminIssue> = {}): AdminIssue {
+  const text = null;
+  return {
+    id: ID, seqNumber: 7, campaignId: ID, campaignName: 'Launch', siteId: ID, siteName: 'Shop', type: 'Bug', severity: 'High', status: 'New',
+    title: '<script>alert(1)</script>', description: text, stepsToReproduce: text, expectedBehavior: text, actualBehavior: text, pageUrl: 'javascript:alert(1)',
+    pageTitle: text, browserName: text, browserVersion: text, operatingSystem: text, deviceType: text, screenResolution: text, screenshotUrl: text,
+    assigneeName: null, testerEmail: null, duplicateOfId: null, duplicateOfSeqNumber: null, createdAt: NOW, updatedAt: NOW, history: [], reporter: 'Dashboard',
+    ...overrides,
+  };
+}
+
+describe('page components', () => {
+  it('escape what people typed and never link a script URL', () => {
+    const out = html(IssuePage, { issue: issue(), links: [], siblings: [], csrf });
+    expect(out).not.toContain('<script>alert(1)</script>');
+    expect(out).toContain('&lt;script>alert(1)&lt;/script>');
+    expect(out).not.toMatch(/href="javascript:/);
+  });
+
+  it('offer only the workflow moves from the current status, Duplicate with the original to name', () => {
+    const out = html(IssuePage, { issue: issue({ status: 'Fixed' }), links: [], siblings: [], csrf });
+    const buttons = [...out.matchAll(/name="to" value="([A-Za-z]+)"/g)].map((m) => m[1]);
+    expect(buttons).toEqual(['RetestRequested', 'InProgress', 'Closed']);
+    const triage = html(IssuePage, { issue: issue(), links: [], siblings: [{ ...issue({ id: '22222222-2222-4222-8222-222222222222', seqNumber: 3, title: 'First' }) }], csrf });
+    expect(triage).toContain('aria-label="Mark as duplicate"');
+    expect(triage).toContain('#3 First');
+  });
+
+  it('put a 422 message next to its field, marked invalid and described by it', () => {
+    const out = html(NewIssuePage, { campaign, csrf, problem: { detail: 'One or more fields are invalid.', fields: { pageUrl: ['Must be an absolute http or https URL.'] } }, values: { title: 'Kept', pageUrl: 'ftp://x' } });
+    expect(out).toMatch(/<input id="pageUrl" name="pageUrl" type="url" value="ftp:\/\/x"[^>]*aria-invalid="true" aria-describedby="pageUrl-error"/);
+    expect(out).toContain('<ul class="field-error" id="pageUrl-error"><li>Must be an absolute http or https URL.</li></ul>');
+    expect(out).toContain('role="alert"');
+    expect(out).toContain('value="Kept"');
+  });
+
+  it('carry the CSRF token in every form that posts', () => {
+    const out = html(CampaignPage, { campaign, report, signers: [{ id: ID, name: 'Quinn', email: 'q@example.com', createdAt: NOW }], issues, filter: {}, canManage: true, csrf });
+    const posts = out.match(/<form method="post"/g)!.length;
+    expect(posts).toBeGreaterThan(5);
+    expect(out.match(/name="_csrf" value="csrf-token-value"/g)!.length).toBe(posts);
+  });
+
+  it('show Members no management forms', () => {
+    const member = html(CampaignPage, { campaign, report, signers: [{ id: ID, name: 'Quinn', email: 'q@example.com', createdAt: NOW }], issues, filter: {}, canManage: false, csrf });
+    expect(member).not.toContain('Launch</button>');
+    expect(member).not.toContain('aria-label="Add a task"');
+    expect(member).not.toContain('aria-label="Add a waiver"');
+    expect(member).toContain('aria-label="Add a stamp"');
+    const list = html(CampaignsPage, { rows: [{ campaign, report }], sites: [], canManage: false, csrf });
+    expect(list).not.toContain('New campaign');
+    expect(list).toContain('Launch &lt;b>now&lt;/b>');
+  });
+
+  it('poll the readiness verdict every 3 s, naming what it shows', () => {
+    const out = html(CampaignPage, { campaign, report, signers: [], issues, filter: {}, canManage: false, csrf });
+    expect(out).toContain(`hx-get="/console/campaigns/${ID}/readiness?seen=${readinessFingerprint({ campaign, report })}" hx-trigger="every 3s" hx-swap="outerHTML"`);
+    expect(readinessFingerprint({ campaign, report: { ...report, signedCount: 1 } })).not.toBe(readinessFingerprint({ campaign, report }));
+  });
+
+  it('poll a webhook log every 2 s and offer re-enabling a disabled endpoint', () => {
+    const webhook: AdminWebhook = { id: ID, name: 'Receiver', url: 'https://example.com/hook', events: null, isEnabled: false, source: 'dashboard', createdAt: NOW, consecutiveFailures: 5, disabledAt: NOW, stats: null };
+    const out = html(WebhookPage, { webhook, deliveries: [], csrf });
+    expect(out).toMatch(/hx-get="\/console\/settings\/webhooks\/[0-9a-f-]+\/deliveries\?seen=[A-Za-z0-9_-]+" hx-trigger="every 2s"/);
+    expect(out).toContain('Re-enable endpoint');
+    expect(html(WebhookPage, { webhook: { ...webhook, isEnabled: true, disabledAt: null, consecutiveFailures: 0 }, deliveries: [], csrf })).not.toContain('Re-enable endpoint');
+  });
+
+  it('show a new key once, with a copy button wired by an external script', () => {
+    const out = html(ApiKeysPage, { keys: [], csrf, created: { id: ID, name: 'CI', scopes: ['read'], key: 'svc_test_abc', createdAt: NOW } });
+    expect(out).toContain('<code id="new-key">svc_test_abc</code>');
+    expect(out).toContain('data-copy="new-key"');
+    expect(out).toContain('<script src="/console/static/console.js" defer></script>');
+  });
+
+  it('let an Admin hand out Admin and Member only', () => {
+    const out = html(MembersPage, { members: [], invitations: [], me: { userId: ID, role: 'Admin' as const }, csrf });
+    const roles = [...out.matchAll(/<option value="(\w+)"/g)].map((m) => m[1]);
+    expect(roles).toEqual(['Admin', 'Member']);
+  });
+
+  it('turn a connect form into config and credentials', () => {
+    const fields: Record<string, string> = { 'config.owner': 'acme', 'config.repo': 'shop', 'config.labels': 'preflight, qa', 'config.apiBaseUrl': '', 'credentials.token': 'ghp_x' };
+    expect(kindSettings(kindSpec('github')!, (n) => fields[n] ?? '')).toEqual({ config: { owner: 'acme', repo: 'shop', labels: ['preflight', 'qa'] }, credentials: { token: 'ghp_x' } });
+    const jira: Record<string, string> = { 'config.baseUrl': 'https://x.atlassian.net', 'config.projectKey': 'PRJ', 'config.statusMap': 'Done = Fixed\nWon\'t do = WontFix', 'credentials.email': 'a@b.c', 'credentials.apiToken': 't' };
+    expect(kindSettings(kindSpec('jira')!, (n) => jira[n] ?? '').config).toEqual({ baseUrl: 'https://x.atlassian.net', projectKey: 'PRJ', statusMap: { Done: 'Fixed', "Won't do": 'WontFix' } });
+  });
+});
