@@ -163,3 +163,28 @@ describe('organisations', () => {
     expect((await browser.get('/console/orgs')).status).toBe(200);
   });
 });
+
+describe('sign-in limits per client address', () => {
+  let limited: Harness;
+  beforeAll(async () => {
+    limited = await startHarness({ CONSOLE_SIGN_IN_MAX_PER_ADDRESS: '3', CONSOLE_SIGN_IN_MAX_PER_ACCOUNT: '100' });
+  });
+  afterAll(async () => limited?.close());
+
+  it('counts every attempt from the address the gateway forwards, whatever the account, and no other address', async () => {
+    const orgId = await newOrg(limited);
+    const user = await limited.addUser({ orgId, role: 'Member' });
+    // The gateway sets X-Forwarded-For to the client's address; the console believes it from loopback.
+    const from = (address: string) => ({ 'x-forwarded-for': address });
+    const attempt = async (address: string, email: string, password: string) => {
+      const browser = limited.browser();
+      await browser.get('/console/sign-in');
+      return browser.post('/console/sign-in', { email, password }, { headers: from(address) });
+    };
+    for (let i = 0; i < 3; i++) expect((await attempt('203.0.113.7', `someone${i}@example.com`, 'guessing a password')).status).toBe(401);
+    const refused = await attempt('203.0.113.7', user.email, user.password);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await attempt('198.51.100.9', user.email, user.password)).status).toBe(303);
+  });
+});
