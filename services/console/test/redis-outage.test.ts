@@ -14,6 +14,7 @@ describe('without Redis', () => {
   it('still shows the sign-in page, and answers a sign-in or a session cookie with the 503 page and Retry-After', async () => {
     const orgId = await newOrg(h);
     const user = await h.addUser({ orgId, role: 'Owner' });
+    expect((await h.browser().get('/console/sign-in')).status).toBe(200);
     const browser = h.browser();
     const reply = await browser.signIn(user.email, user.password);
     expect(reply.status).toBe(503);
