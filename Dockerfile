@@ -21,7 +21,7 @@ RUN mkdir /out \
 # ---- build: full install (esbuild is a dev dependency), bundle one service.
 FROM ${NODE_IMAGE} AS build
 ARG SERVICE
-RUN test -n "$SERVICE" || (echo "--build-arg SERVICE=<gateway|campaign|issue|webhook|delivery|integration> is required" >&2; exit 1)
+RUN test -n "$SERVICE" || (echo "--build-arg SERVICE=<gateway|campaign|issue|webhook|delivery|integration|console> is required" >&2; exit 1)
 WORKDIR /src
 COPY --from=manifests /out/ ./
 RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
