@@ -23,6 +23,8 @@ export interface Harness {
   base: string;
   service: RunningConsoleService;
   db: Database<ConsoleDatabase>['db'];
+  /** REDIS_KEY_PREFIX of this console: its sessions are `<prefix>console:session:<sha256(id)>`. */
+  redisPrefix: string;
   /** The members API, as the gateway forwards it for `as` (the operator or a member). */
   call(method: string, path: string, opts?: { as?: Caller; body?: unknown }): Promise<Reply>;
   /** A browser reaching /console through the gateway: its own cookie jar, forms, redirects not followed. */
@@ -104,6 +106,7 @@ function makeBrowser(base: string): Browser {
 /** The console on a loopback port in a schema and Redis prefix of its own; GATEWAY_URL as given (nothing listens by default). */
 export async function startHarness(overrides: Record<string, string> = {}): Promise<Harness> {
   const schema = isolatedName('console');
+  const redisPrefix = `${isolatedName('console_redis')}:`;
   const config = loadConsoleConfig(
     {
       CONSOLE_PORT: '0',
@@ -111,7 +114,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
       DB_SCHEMA: schema,
       DB_POOL_MAX: '4',
       REDIS_URL: TEST_REDIS_URL,
-      REDIS_KEY_PREFIX: `${isolatedName('console_redis')}:`,
+      REDIS_KEY_PREFIX: redisPrefix,
       // A port nothing listens on: pages that call the gateway get the 503 page unless a test gives one.
       GATEWAY_URL: 'http://127.0.0.1:9',
       CONSOLE_PUBLIC_ORIGIN: ORIGIN,
@@ -135,6 +138,7 @@ export async function startHarness(overrides: Record<string, string> = {}): Prom
     base,
     service,
     db: reader.db,
+    redisPrefix,
     call: serviceCall('console', () => base),
     browser: () => makeBrowser(base),
     async addUser({ orgId, role, email, password = 'correct horse battery staple', name = 'Test User' }) {
