@@ -80,7 +80,7 @@ export interface ScaleReport extends SystemReport<ScaleSettings> {
 
 const log = (msg: string) => process.stderr.write(`[bench:scale] ${msg}\n`);
 
-/** The service settings the report lists: the pool every service ran with, the log level, what --service-env added. */
+/** Every service's Postgres pool: the server's 100 connections are shared with whatever else runs on the machine. */
 const POOL = '4';
 
 export async function runScale(s: ScaleSettings, onCleanup: Cleanup): Promise<ScaleReport> {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { insertChunks } from './sessions.ts';
 import { BIG_CAMPAIGN, EMPTY_CAMPAIGN, KIND, OPEN_CAMPAIGN, hashSql, idSql, orgOfCampaignSql, smallCampaign, smallOpenCampaign, smallOrg, type ScalePlan } from './plan.ts';
 
 /**
@@ -40,7 +41,7 @@ export function orgOfAnyCampaignSql(p: ScalePlan, c: string): string {
 }
 
 /** Issues per statement: large enough to amortise, small enough to report progress. */
-const CHUNK = 100_000;
+const CHUNK = 50_000;
 const SEVERITIES = `array['Critical', 'High', 'Medium', 'Low', 'Trivial']`;
 const TYPES = `array['Bug', 'UxFeedback', 'ContentError', 'PerformanceIssue', 'AccessibilityIssue', 'Other']`;
 /** The workflow path every loaded issue took: entry j (1-based) moved it to the j-th status. */
@@ -53,8 +54,9 @@ const rankSql = (n: string) => {
   return `(case when ${h} < 5 then 0 when ${h} < 25 then 1 when ${h} < 65 then 2 when ${h} < 90 then 3 else 4 end)`;
 };
 
-export async function loadIssueSchema(client: pg.Client, schema: string, p: ScalePlan, nowMs: number, log: (msg: string) => void): Promise<void> {
-  const q = (text: string, values?: unknown[]) => client.query(text, values);
+/** Loads the issue schema, its issue statements spread over `clients` (one per core: they are CPU-bound on the server). */
+export async function loadIssueSchema(clients: pg.Client[], schema: string, p: ScalePlan, nowMs: number, log: (msg: string) => void): Promise<void> {
+  const q = (text: string) => clients[0]!.query(text);
   const s = `"${schema}"`;
   const allCampaigns = p.campaigns + 2;
   const yearAgo = nowMs - YEAR_MS;
@@ -69,37 +71,42 @@ export async function loadIssueSchema(client: pg.Client, schema: string, p: Scal
   log(`issue schema: ${allCampaigns.toLocaleString('en-US')} campaign directory rows`);
 
   const total = p.issues + p.small.issues + p.small.openIssues;
-  for (const seg of issueSegments(p)) {
-    for (let from = seg.from; from < seg.to; from += CHUNK) {
-      const to = Math.min(seg.to, from + CHUNK);
-      const entries = seg.allOpen ? `3 + ${hashSql('n', 1, 2)}` : `3 + ${hashSql('n', 1, 3)}`;
-      // One statement: the issues and their history entries (New → … → the issue's status, an hour apart).
-      await q(
-        `with src as (
-           select n, ${seg.campaign} as c, ${seg.seq} as seq, ${entries} as k, ${rankSql('n')} as rank,
-             to_timestamp((${yearAgo} + n * ${Math.floor(YEAR_MS / total)}) / 1000.0) as at
-           from generate_series(${from}::bigint, ${to - 1}) as n
-         ), issue as (
-           insert into ${s}.issues (id, org_id, campaign_id, seq_number, title, description, steps_to_reproduce, expected_behavior,
-             actual_behavior, severity, severity_rank, type, status, page_url, page_title, browser_name, browser_version,
-             operating_system, device_type, screen_resolution, reporter, revision, created_at, updated_at)
-           select ${idSql(KIND.issue, 'n')}, ${idSql(KIND.org, orgOfAnyCampaignSql(p, 'c'))}, ${idSql(KIND.campaign, 'c')}, seq,
-             'Checkout fails on step ' || (seq % 7 + 1) || ' (#' || seq || ')',
-             'The payment form rejects a valid card and shows an empty error banner; reproduced on every attempt since the last deploy.',
-             '1. Add an item to the basket' || chr(10) || '2. Pay with the test card', 'The order is placed.', 'An empty error banner.',
-             (${SEVERITIES})[rank + 1], rank, (${TYPES})[${hashSql('n', 3, 6)} + 1], (${PATH})[k],
-             'https://shop.example.com/checkout/' || (n % 50), 'Checkout', 'Chrome', '131.0', 'macOS 15', 'desktop', '1920x1080',
-             'API key bench', k, at, at + (k - 1) * interval '1 hour'
-           from src
-           returning id, revision, created_at
-         )
-         insert into ${s}.issue_history (issue_id, from_status, to_status, reason, occurred_at)
-         select issue.id, case when j = 1 then null else (${PATH})[j - 1] end, (${PATH})[j], null, issue.created_at + (j - 1) * interval '1 hour'
-         from issue, generate_series(1, issue.revision) as j`,
-      );
-    }
-    log(`issue schema: ${(seg.to - seg.from).toLocaleString('en-US')} issues of ${seg.label}, with their history`);
-  }
+  const chunks = issueSegments(p).flatMap((seg) =>
+    Array.from({ length: Math.ceil((seg.to - seg.from) / CHUNK) }, (_, k) => ({ seg, from: seg.from + k * CHUNK, to: Math.min(seg.to, seg.from + (k + 1) * CHUNK) })),
+  );
+  const insert = async (client: pg.Client, { seg, from, to }: (typeof chunks)[number]) => {
+    const entries = seg.allOpen ? `3 + ${hashSql('n', 1, 2)}` : `3 + ${hashSql('n', 1, 3)}`;
+    // One statement: the issues and their history entries (New → … → the issue's status, an hour apart).
+    await client.query(
+      `with src as (
+         select n, ${seg.campaign} as c, ${seg.seq} as seq, ${entries} as k, ${rankSql('n')} as rank,
+           to_timestamp((${yearAgo} + n * ${Math.floor(YEAR_MS / total)}) / 1000.0) as at
+         from generate_series(${from}::bigint, ${to - 1}) as n
+       ), issue as (
+         insert into ${s}.issues (id, org_id, campaign_id, seq_number, title, description, steps_to_reproduce, expected_behavior,
+           actual_behavior, severity, severity_rank, type, status, page_url, page_title, browser_name, browser_version,
+           operating_system, device_type, screen_resolution, reporter, revision, created_at, updated_at)
+         select ${idSql(KIND.issue, 'n')}, ${idSql(KIND.org, orgOfAnyCampaignSql(p, 'c'))}, ${idSql(KIND.campaign, 'c')}, seq,
+           'Checkout fails on step ' || (seq % 7 + 1) || ' (#' || seq || ')',
+           'The payment form rejects a valid card and shows an empty error banner; reproduced on every attempt since the last deploy.',
+           '1. Add an item to the basket' || chr(10) || '2. Pay with the test card', 'The order is placed.', 'An empty error banner.',
+           (${SEVERITIES})[rank + 1], rank, (${TYPES})[${hashSql('n', 3, 6)} + 1], (${PATH})[k],
+           'https://shop.example.com/checkout/' || (n % 50), 'Checkout', 'Chrome', '131.0', 'macOS 15', 'desktop', '1920x1080',
+           'API key bench', k, at, at + (k - 1) * interval '1 hour'
+         from src
+         returning id, revision, created_at
+       )
+       insert into ${s}.issue_history (issue_id, from_status, to_status, reason, occurred_at)
+       select issue.id, case when j = 1 then null else (${PATH})[j - 1] end, (${PATH})[j], null, issue.created_at + (j - 1) * interval '1 hour'
+       from issue, generate_series(1, issue.revision) as j`,
+    );
+  };
+  await insertChunks(clients, chunks, {
+    rowsOf: (c) => c.to - c.from,
+    total,
+    insert,
+    progress: (done) => log(`issue schema: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} issues, with their history`),
+  });
   // The counters the create path moves: the last seqNumber of every campaign that has issues.
   await q(`insert into ${s}.campaign_sequences (campaign_id, last_seq) select campaign_id, max(seq_number) from ${s}.issues group by campaign_id`);
 }
