@@ -6,7 +6,7 @@ import { withBenchClient } from '../lib/postgres.ts';
 import { rssSampler } from '../lib/rss.ts';
 import { quiesce, systemBenchDefaults, startBenchSystem, type Cleanup, type SystemBenchSettings, type SystemReport } from '../lib/system-bench.ts';
 import { setUpFanout, startReceivers, type FanoutLatency, type FanoutSustained, type SweepEffect } from './fanout.ts';
-import { loadLog, loadTenants, type LoadTiming } from './load/index.ts';
+import { loadLog, loadTenants, schemaSizes, type LoadTiming } from './load/index.ts';
 import { BIG_CAMPAIGN, EMPTY_CAMPAIGN, KIND, OPEN_CAMPAIGN, WEBHOOK_ORG, idOf, scalePlan, smallCampaign, smallOpenCampaign, smallOrg, type ScalePlan } from './load/plan.ts';
 import { createLatency, createThroughput, readinessCost, readWindow, type ReadinessCost, type WindowSettings } from './measure.ts';
 import { scaleChecks } from './checks.ts';
@@ -68,6 +68,8 @@ export interface ReadPair {
 export interface ScaleReport extends SystemReport<ScaleSettings> {
   plan: ScalePlan;
   load: LoadTiming[];
+  /** MB on disk by service, once everything was loaded. */
+  sizes: Record<string, number>;
   reads: ReadPair[];
   create: { big: { latency: OpenLoopResult; throughput: ThroughputResult }; empty: { latency: OpenLoopResult; throughput: ThroughputResult } };
   readiness: { big: ReadinessCost; small: ReadinessCost };
@@ -136,7 +138,8 @@ export async function runScale(s: ScaleSettings, onCleanup: Cleanup): Promise<Sc
   load.push(...(await loadLog(sys.schemas.delivery, p, { busy: fanout.busy.map((h) => h.id), quiet: fanout.quiet.id, nowMs }, log)));
   phaseDone('load: delivery log');
   const loadS = load.reduce((t, l) => t + l.seconds, 0);
-  log(`loaded in ${loadS.toFixed(0)} s`);
+  const sizes = await schemaSizes(sys.schemas);
+  log(`loaded in ${loadS.toFixed(0)} s; on disk: ${Object.entries(sizes).map(([k, v]) => `${k} ${v.toFixed(0)} MB`).join(', ')}`);
 
   // Reads: the large data set beside the small one, the same request shape.
   const reads: ReadPair[] = [];
@@ -214,6 +217,7 @@ export async function runScale(s: ScaleSettings, onCleanup: Cleanup): Promise<Sc
     checks: [],
     plan: p,
     load,
+    sizes,
     reads,
     create,
     readiness,

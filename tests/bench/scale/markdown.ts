@@ -29,6 +29,8 @@ export function scaleMarkdown(r: ScaleReport, command: string, note: string | un
   out.push('');
   out.push(table(['step', 'rows', 'seconds', 'rows/s'], r.load.map((l) => [l.step, l.rows ? n(l.rows) : '–', l.seconds.toFixed(1), l.rows ? fmtRate(l.rows / l.seconds) : '–'])));
   out.push('');
+  out.push(`On disk afterwards (tables, indexes, TOAST): ${Object.entries(r.sizes).filter(([, mb]) => mb >= 1).map(([k, mb]) => `${k} ${n(Math.round(mb))} MB`).join(', ')}.`);
+  out.push('');
   out.push('### Reads, large vs small data set');
   out.push('');
   out.push(table(
@@ -77,7 +79,7 @@ export function scaleMarkdown(r: ScaleReport, command: string, note: string | un
   const services = [...new Set(r.rss.flatMap((x) => Object.keys(x.mb)))];
   out.push(table(['phase', ...services, 'load average (1 min) at its end'], r.rss.map((x) => [x.phase, ...services.map((sv) => (x.mb[sv] ?? NaN).toFixed(0)), x.load1.toFixed(2)])));
   out.push('');
-  out.push('Rerun: `npm run bench -w tests -- --only=scale` (full data set: the loader takes minutes and about 3 GB of disk); `--scale=0.01` for a small copy, `--quick` for short windows. ' +
+  out.push('Rerun: `npm run bench -w tests -- --only=scale` (the full data set by default: the loader takes minutes, and about ten times the disk of a scale 0.1 run); `--scale=0.01` for a small copy, `--quick` for short windows. ' +
     'It removes every schema, stream and process it made, also on Ctrl-C.');
   return out.join('\n');
 }

@@ -100,3 +100,16 @@ export async function loadLog(schema: string, p: ScalePlan, o: { busy: string[];
   });
   return timings;
 }
+
+/** Each schema's tables with their indexes and TOAST, MB on disk. */
+export async function schemaSizes(schemas: Record<string, string>): Promise<Record<string, number>> {
+  return withBenchClient(async (client) => {
+    const { rows } = await client.query<{ s: string; bytes: string }>(
+      `select n.nspname as s, sum(pg_total_relation_size(c.oid)) as bytes from pg_class c join pg_namespace n on n.oid = c.relnamespace
+       where n.nspname = any($1) and c.relkind = 'r' group by n.nspname`,
+      [Object.values(schemas)],
+    );
+    const bySchema = new Map(rows.map((r) => [r.s, Number(r.bytes) / 1e6]));
+    return Object.fromEntries(Object.entries(schemas).map(([service, schema]) => [service, bySchema.get(schema) ?? 0]));
+  });
+}
