@@ -6,11 +6,14 @@ import { oidcSettings, type ConsoleConfig } from './config.ts';
 import { createAdminFetch } from './gateway-client/fetch.ts';
 import { consoleMetrics } from './metrics.ts';
 import { migrations } from './migrations/index.ts';
-import { createRedis, redisReady } from './redis.ts';
+import { createRedis, redisReady } from '@preflight/redis';
 import { registrations } from './routes/index.ts';
 import { sessionStore, type SessionStore } from './sessions/store.ts';
 import type { ConsoleDatabase } from './storage/schema.ts';
 import { consoleRouter } from './web/router.ts';
+
+/** A session or limit command waits at most this long before the page answers 503. */
+const CONSOLE_REDIS_COMMAND_TIMEOUT_MS = 1_000;
 
 export interface ConsoleHandle {
   /** The session store (tests look sessions up and end them). */
@@ -32,7 +35,7 @@ export function consoleService(): ServiceSpec<ConsoleDatabase, ConsoleConfig, Co
     port: (config) => config.CONSOLE_PORT,
     peers: [],
     async wire({ config, logger, tokens, database, registry }) {
-      const redis = createRedis(config.REDIS_URL, logger);
+      const redis = createRedis(config.REDIS_URL, logger, { commandTimeoutMs: CONSOLE_REDIS_COMMAND_TIMEOUT_MS });
       if (!(await redisReady(redis, 2_000))) logger.warn('Redis is not reachable yet: nobody can sign in until it is');
       const prefix = config.REDIS_KEY_PREFIX;
       const sessions = sessionStore(redis, { prefix, idleSeconds: config.CONSOLE_SESSION_IDLE_SECONDS, absoluteSeconds: config.CONSOLE_SESSION_ABSOLUTE_SECONDS });

@@ -18,7 +18,7 @@ import { createUpstreams, DEFAULT_BREAKER, type BreakerOptions } from './proxy/u
 import { FailoverRateLimiter } from './rate-limit/failover-limiter.ts';
 import type { RateLimitPolicy } from './rate-limit/policy.ts';
 import { RedisRateLimiter } from './rate-limit/redis-limiter.ts';
-import { createRedis, redisReady } from './redis.ts';
+import { createRedis, redisReady } from '@preflight/redis';
 import { dispatcher } from './routing/dispatch.ts';
 import { ROUTES } from './routes/index.ts';
 import { touchOperatorTokenLastUsed, type OperatorIdentity } from './storage/operator-tokens.ts';
@@ -40,6 +40,8 @@ export type RunningGateway = RunningService<IdentityDb, object>;
 
 /** Bounded so a gateway whose Redis is down still starts promptly (it runs degraded). */
 const REDIS_STARTUP_WAIT_MS = 2_000;
+/** A rate-limit or key-cache command waits at most this long before the request falls back. */
+const GATEWAY_REDIS_COMMAND_TIMEOUT_MS = 500;
 
 /** The gateway: Redis, limiters, the key cache, upstreams and the one dispatcher of every route. */
 export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheTtlSeconds'> = {}): ServiceSpec<IdentityDb, GatewayConfig> {
@@ -50,7 +52,7 @@ export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheT
     // The public port: clients authenticate with API keys and operator tokens, checked per route.
     peers: false,
     async wire({ config, logger, database, registry, tokens }) {
-      const redis = createRedis(config.REDIS_URL, logger);
+      const redis = createRedis(config.REDIS_URL, logger, { commandTimeoutMs: GATEWAY_REDIS_COMMAND_TIMEOUT_MS });
       if (!(await redisReady(redis, REDIS_STARTUP_WAIT_MS))) {
         logger.warn('Redis is not reachable; starting with per-replica rate limits and no key cache');
       }

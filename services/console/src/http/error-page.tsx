@@ -5,7 +5,7 @@ import type { ErrorRequestHandler, Request, Response } from 'express';
 import { AppError, isDependencyOutage } from '@preflight/http';
 import type { Logger } from '@preflight/log';
 import { AdminApiError } from '../gateway-client/fetch.ts';
-import { isRedisOutage } from '../redis.ts';
+import { isRedisOutage } from '@preflight/redis';
 import { render } from '../views/layout.tsx';
 import { ProblemPage } from '../views/problem-page.tsx';
 import { sendHtml } from './security.ts';

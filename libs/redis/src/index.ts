@@ -1,38 +1,55 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '@preflight/log';
 
+export { Redis };
+
+export interface RedisOptions {
+  /** How long one command may take before it fails (the caller falls back or answers 503). */
+  commandTimeoutMs: number;
+}
+
 /**
- * The console's Redis: sessions, sign-in limits and SSO state. Without an offline queue and with
- * short timeouts a command fails at once while Redis is away, and the page says so (503)
- * instead of hanging; ioredis keeps reconnecting behind.
+ * Redis as the services use it (the gateway's limits and key cache, the console's sessions):
+ * never something a request waits on. With no offline queue and short timeouts every command
+ * fails at once while Redis is away, and the caller falls back or says so; ioredis keeps
+ * reconnecting behind.
  */
-export function createRedis(url: string, logger: Logger): Redis {
+export function createRedis(url: string, logger: Logger, options: RedisOptions): Redis {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 1_000,
-    commandTimeout: 1_000,
+    commandTimeout: options.commandTimeoutMs,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    // The callers handle a lost connection; a queued command would only add latency.
     autoResendUnfulfilledCommands: false,
-    // rate-limiter-flexible and the session store issue a few commands per request: one write.
+    // Commands issued in the same event-loop tick leave in one write: a socket write costs about
+    // as much as the rest of a request's Redis work.
     enableAutoPipelining: true,
   });
+  // Without a listener ioredis prints every reconnect failure; the callers report outages once.
   redis.on('error', (err: Error) => logger.debug({ err: err.message }, 'redis connection error'));
   return redis;
 }
 
-/** Resolves once connected or after `ms` (a console starts without Redis, and reports it). */
+/**
+ * Resolves true once connected, false at the first connection error or after `ms`: a service
+ * starts without Redis rather than wait for it.
+ */
 export function redisReady(redis: Redis, ms: number): Promise<boolean> {
   if (redis.status === 'ready') return Promise.resolve(true);
   return new Promise((resolve) => {
     const done = (ok: boolean) => {
       clearTimeout(timer);
       redis.off('ready', onReady);
+      redis.off('error', onError);
       resolve(ok);
     };
     const onReady = () => done(true);
+    const onError = () => done(false);
     const timer = setTimeout(() => done(false), ms);
     redis.on('ready', onReady);
+    redis.on('error', onError);
   });
 }
 
