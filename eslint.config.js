@@ -7,9 +7,9 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 /** Package names of the services; nothing under libs/ or services/ imports them. */
-const SERVICE_PACKAGES = ['@preflight/campaign', '@preflight/delivery', '@preflight/gateway', '@preflight/issue', '@preflight/webhook'];
+const SERVICE_PACKAGES = ['@preflight/campaign', '@preflight/console', '@preflight/delivery', '@preflight/gateway', '@preflight/integration', '@preflight/issue', '@preflight/webhook'];
 
-const SOURCE = '{ts,mts,js,mjs}';
+const SOURCE = '{ts,tsx,mts,js,mjs}';
 
 /** The import-boundary policies of `boundaries/dependencies` (docs/development.md, "Lint and boundaries"). */
 const NO_CROSS_SERVICE = {
