@@ -29,6 +29,20 @@ export default defineConfig({
           globalSetup: ['tests/support/global-setup.ts'],
         },
       },
+      {
+        extends: true,
+        test: {
+          // The console in Debian's Chromium (tests/browser/harness.ts): each file starts a system of
+          // its own; files run one at a time, after the other projects, so page timings and live
+          // updates are not fighting the rest of the suite for two cores.
+          name: 'browser',
+          include: ['tests/browser/**/*.test.ts'],
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
     ],
   },
 });

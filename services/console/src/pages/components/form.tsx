@@ -80,51 +80,53 @@ function describedBy(id: string, hint: string | undefined, errors: string[]): st
   return ids.length ? ids.join(' ') : undefined;
 }
 
-export function Field(
-  props: FieldProps & { type?: 'text' | 'email' | 'url' | 'password' | 'number' | 'datetime-local' | 'search'; autocomplete?: string; min?: number; max?: number; inputmode?: string },
-) {
+/**
+ * What every single-control field shares: the label, the hint, the errors after the control,
+ * and the attributes tying them to it (`control`, spread onto the input, textarea or select).
+ */
+function FieldFrame(props: FieldProps & { render: (control: Record<string, unknown>) => ComponentChildren }) {
   const id = fieldId(props.form, props.name);
   const errors = errorsFor(props.problem, props.form, props.name);
+  const control = {
+    id,
+    name: props.name,
+    required: props.required,
+    'aria-invalid': errors.length ? 'true' : undefined,
+    'aria-describedby': describedBy(id, props.hint, errors),
+  };
   return (
     <div class={errors.length ? 'field field-invalid' : 'field'}>
       <label for={id}>{props.label}</label>
-      {props.hint ? <p class="field-hint" id={`${id}-hint`}>{props.hint}</p> : null}
-      <input
-        id={id}
-        name={props.name}
-        type={props.type ?? 'text'}
-        value={props.value ?? ''}
-        required={props.required}
-        autocomplete={props.autocomplete}
-        min={props.min}
-        max={props.max}
-        aria-invalid={errors.length ? 'true' : undefined}
-        aria-describedby={describedBy(id, props.hint, errors)}
-      />
+      {props.hint ? (
+        <p class="field-hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+      {props.render(control)}
       <FieldErrors id={id} messages={errors} />
     </div>
   );
 }
 
-export function TextArea(props: FieldProps & { rows?: number }) {
-  const id = fieldId(props.form, props.name);
-  const errors = errorsFor(props.problem, props.form, props.name);
+export function Field(props: FieldProps & { type?: 'text' | 'email' | 'url' | 'password' | 'number' | 'datetime-local' | 'search'; autocomplete?: string; min?: number; max?: number }) {
   return (
-    <div class={errors.length ? 'field field-invalid' : 'field'}>
-      <label for={id}>{props.label}</label>
-      {props.hint ? <p class="field-hint" id={`${id}-hint`}>{props.hint}</p> : null}
-      <textarea
-        id={id}
-        name={props.name}
-        rows={props.rows ?? 4}
-        required={props.required}
-        aria-invalid={errors.length ? 'true' : undefined}
-        aria-describedby={describedBy(id, props.hint, errors)}
-      >
-        {props.value ?? ''}
-      </textarea>
-      <FieldErrors id={id} messages={errors} />
-    </div>
+    <FieldFrame
+      {...props}
+      render={(control) => <input {...control} type={props.type ?? 'text'} value={props.value ?? ''} autocomplete={props.autocomplete} min={props.min} max={props.max} />}
+    />
+  );
+}
+
+export function TextArea(props: FieldProps & { rows?: number }) {
+  return (
+    <FieldFrame
+      {...props}
+      render={(control) => (
+        <textarea {...control} rows={props.rows ?? 4}>
+          {props.value ?? ''}
+        </textarea>
+      )}
+    />
   );
 }
 
@@ -136,28 +138,20 @@ export interface Option {
 export const options = (values: readonly string[]): Option[] => values.map((v) => ({ value: v, label: v }));
 
 export function Select(props: FieldProps & { options: Option[]; blank?: string }) {
-  const id = fieldId(props.form, props.name);
-  const errors = errorsFor(props.problem, props.form, props.name);
   return (
-    <div class={errors.length ? 'field field-invalid' : 'field'}>
-      <label for={id}>{props.label}</label>
-      {props.hint ? <p class="field-hint" id={`${id}-hint`}>{props.hint}</p> : null}
-      <select
-        id={id}
-        name={props.name}
-        required={props.required}
-        aria-invalid={errors.length ? 'true' : undefined}
-        aria-describedby={describedBy(id, props.hint, errors)}
-      >
-        {props.blank !== undefined ? <option value="">{props.blank}</option> : null}
-        {props.options.map((o) => (
-          <option value={o.value} selected={o.value === props.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-      <FieldErrors id={id} messages={errors} />
-    </div>
+    <FieldFrame
+      {...props}
+      render={(control) => (
+        <select {...control}>
+          {props.blank !== undefined ? <option value="">{props.blank}</option> : null}
+          {props.options.map((o) => (
+            <option value={o.value} selected={o.value === props.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      )}
+    />
   );
 }
 

@@ -104,15 +104,14 @@ export function DeliveryLog(props: DeliveryLogProps) {
             <td>{d.statusCode ?? <span class="muted">none</span>}</td>
             <td>{d.durationMs === null ? '—' : `${d.durationMs} ms`}</td>
             <td>
-              {d.responseBody || d.error ? (
+              {d.error ? <span class="break">{d.error}</span> : null}
+              {d.responseBody ? (
                 <details>
-                  <summary>{d.error ? 'Error' : 'Body'}</summary>
-                  {d.error ? <p>{d.error}</p> : null}
-                  {d.responseBody ? <pre>{d.responseBody}</pre> : null}
+                  <summary>Body</summary>
+                  <pre>{d.responseBody}</pre>
                 </details>
-              ) : (
-                <span class="muted">—</span>
-              )}
+              ) : null}
+              {d.error || d.responseBody ? null : <span class="muted">—</span>}
             </td>
             <td>
               <PostForm action={`${base(webhook.id)}/deliveries/${d.deliveryId}/redeliver`} csrf={csrf} label={`Redeliver attempt ${d.attempt} of ${d.eventType}`}>
