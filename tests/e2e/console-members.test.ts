@@ -20,7 +20,10 @@ describe('console members through the gateway', () => {
     const accepted = await owner.acceptInvitation(invited.body.url, 'Olive Owner', 'a long enough passphrase');
     expect(accepted.status, accepted.text).toBe(303);
     expect(owner.cookies.has('__Host-preflight_session')).toBe(true);
-    expect((await owner.get('/console/orgs')).status).toBe(200);
+    const orgs = await owner.get('/console/orgs');
+    expect(orgs.status).toBe(200);
+    // The invitation named no organisation: the console learnt the name from the gateway at sign-in.
+    expect(orgs.text).toContain('Console e2e');
 
     const listed = await call(sys, 'GET', `/admin/v1/organizations/${org.id}/members`, asOperator);
     expect(listed.status).toBe(200);

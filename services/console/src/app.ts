@@ -3,7 +3,7 @@ import type { Logger } from '@preflight/log';
 import { runService, migrateService, type RunOptions, type RunningService, type ServiceSpec } from '@preflight/service-kit';
 import { signInLimits } from './auth/limits.ts';
 import { oidcSettings, type ConsoleConfig } from './config.ts';
-import { createAdminFetch } from './gateway-client/fetch.ts';
+import { createAdminFetch, type Member } from './gateway-client/fetch.ts';
 import { consoleMetrics } from './metrics.ts';
 import { migrations } from './migrations/index.ts';
 import { createRedis, redisReady } from '@preflight/redis';
@@ -56,7 +56,15 @@ export function consoleService(): ServiceSpec<ConsoleDatabase, ConsoleConfig, Co
           app.use('/admin/v1', ...jsonBodies());
           const ctx = { db, sessions, metrics, logger, publicOrigin, invitationTtlSeconds: config.CONSOLE_INVITATION_TTL_SECONDS };
           for (const register of registrations) register(app, ctx);
-          const web = { db, sessions, limits, metrics, logger, redis, redisPrefix: prefix, publicOrigin, oidc: oidcSettings(config), absoluteSeconds: config.CONSOLE_SESSION_ABSOLUTE_SECONDS };
+          const organisationName = (member: Member) =>
+            adminFetch<{ name: string }>(member, 'GET', `/admin/v1/organizations/${member.orgId}`).then(
+              (org) => org.name,
+              (err: unknown) => {
+                logger.warn({ err: (err as Error).message, orgId: member.orgId }, 'organisation name not available from the gateway; the placeholder is shown');
+                return undefined;
+              },
+            );
+          const web = { db, sessions, limits, metrics, logger, redis, redisPrefix: prefix, publicOrigin, oidc: oidcSettings(config), absoluteSeconds: config.CONSOLE_SESSION_ABSOLUTE_SECONDS, organisationName };
           app.use('/console', consoleRouter(web, adminFetch));
         },
         readiness: {

@@ -123,6 +123,15 @@ describe('what console members may call', () => {
     expect(upstream.requests.length).toBe(sent);
   });
 
+  it('shows every member its own organisation, and another one as unknown', async () => {
+    const own = await memberCall(plain, 'GET', `/admin/v1/organizations/${orgA}`);
+    expect(own.status).toBe(200);
+    expect(own.body).toEqual({ id: orgA, name: 'Acme', createdAt: expect.any(String) });
+    expect((await admin.call('GET', `/admin/v1/organizations/${orgB}`)).body).toMatchObject({ id: orgB, name: 'Globex' });
+    const other = expectProblem(await memberCall(owner, 'GET', `/admin/v1/organizations/${orgB}`), 404, 'Not found.');
+    expect(other.detail.replace(orgB, missingId)).toBe(expectProblem(await admin.call('GET', `/admin/v1/organizations/${missingId}`), 404).detail);
+  });
+
   it('creates, lists and revokes API keys of its own organisation only', async () => {
     const theirs = await admin.createKey(orgB, ['read'], 'globex-ci');
     const created = await memberCall(adminMember, 'POST', `/admin/v1/organizations/${orgA}/api-keys`, { name: 'acme-ci', scopes: ['read'] });

@@ -13,6 +13,7 @@ export const ADMIN_ENDPOINTS = {
   // Organisations and keys, answered by the gateway
   adminCreateOrganization: operator('POST', '/admin/v1/organizations', 'gateway'),
   adminListOrganizations: operator('GET', '/admin/v1/organizations', 'gateway'),
+  adminGetOrganization: admin('GET', '/admin/v1/organizations/:orgId', 'gateway', 'Member'),
   adminCreateApiKey: admin('POST', '/admin/v1/organizations/:orgId/api-keys', 'gateway', 'Admin'),
   adminListApiKeys: admin('GET', '/admin/v1/organizations/:orgId/api-keys', 'gateway', 'Admin'),
   adminRevokeApiKey: admin('DELETE', '/admin/v1/organizations/:orgId/api-keys/:keyId', 'gateway', 'Admin'),

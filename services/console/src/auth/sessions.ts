@@ -4,7 +4,8 @@ import { clearSessionCookie, setSessionCookie } from '../http/cookies.ts';
 import { localsOf } from '../http/session.ts';
 import type { ConsoleMetrics } from '../metrics.ts';
 import type { SessionStore } from '../sessions/store.ts';
-import { orgsOfUser } from '../storage/memberships.ts';
+import type { Member } from '../gateway-client/fetch.ts';
+import { orgsOfUser, rememberOrgName } from '../storage/memberships.ts';
 import type { ConsoleDatabase } from '../storage/schema.ts';
 import { recordSignIn } from '../storage/users.ts';
 
@@ -13,6 +14,8 @@ export interface AuthDeps {
   sessions: SessionStore;
   metrics: ConsoleMetrics;
   absoluteSeconds: number;
+  /** The organisation's name from the gateway (which owns it), asked as the member; undefined if it cannot say. */
+  organisationName: (member: Member) => Promise<string | undefined>;
 }
 
 /** How a sign-in ended: no organisation to enter, or a session (and whether there are others to choose from). */
@@ -33,9 +36,18 @@ export async function startSession(res: Response, deps: AuthDeps, user: { id: st
     if (!switching) deps.metrics.signIns.inc({ outcome: 'not_a_member' });
     return { kind: 'not_a_member' };
   }
+  let orgName = org.orgName;
+  if (!org.named) {
+    // Learnt once, at the first sign-in to an organisation no invitation named.
+    const name = await deps.organisationName({ orgId: org.orgId, userId: user.id, role: org.role });
+    if (name !== undefined) {
+      await rememberOrgName(deps.db, org.orgId, name);
+      orgName = name;
+    }
+  }
   const previous = localsOf(res).sessionId;
   if (previous) await deps.sessions.destroy(previous);
-  const { id, session } = await deps.sessions.create({ userId: user.id, orgId: org.orgId, orgName: org.orgName, role: org.role, email: user.email });
+  const { id, session } = await deps.sessions.create({ userId: user.id, orgId: org.orgId, orgName, role: org.role, email: user.email });
   setSessionCookie(res, id, deps.absoluteSeconds);
   Object.assign(localsOf(res), { sessionId: id, session });
   if (!switching) {

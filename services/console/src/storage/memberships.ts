@@ -15,6 +15,8 @@ export interface MemberRow {
 export interface UserOrg {
   orgId: string;
   orgName: string;
+  /** Whether the console knows the name (else `orgName` is the `unnamedOrg` placeholder). */
+  named: boolean;
   role: MemberRole;
 }
 
@@ -54,7 +56,7 @@ export async function orgsOfUser(db: Kysely<ConsoleDatabase>, userId: string): P
     .orderBy('m.created_at')
     .orderBy('m.org_id')
     .execute();
-  return rows.map((r) => ({ orgId: r.org_id, role: r.role, orgName: r.name ?? unnamedOrg(r.org_id) }));
+  return rows.map((r) => ({ orgId: r.org_id, role: r.role, orgName: r.name ?? unnamedOrg(r.org_id), named: r.name !== null }));
 }
 
 export async function insertMembership(db: Kysely<ConsoleDatabase> | Transaction<ConsoleDatabase>, m: { userId: string; orgId: string; role: MemberRole }): Promise<void> {

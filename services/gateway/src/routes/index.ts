@@ -6,6 +6,7 @@ import { auditLog } from './audit-log.ts';
 import { createApiKey } from './create-api-key.ts';
 import { createOperatorToken } from './create-operator-token.ts';
 import { createOrganization } from './create-organization.ts';
+import { getOrganization } from './get-organization.ts';
 import { listApiKeys } from './list-api-keys.ts';
 import { listOperatorTokens } from './list-operator-tokens.ts';
 import { listOrganizations } from './list-organizations.ts';
@@ -46,6 +47,7 @@ const LOCAL = {
   getMe: me,
   adminCreateOrganization: createOrganization,
   adminListOrganizations: listOrganizations,
+  adminGetOrganization: getOrganization,
   adminCreateApiKey: createApiKey,
   adminListApiKeys: listApiKeys,
   adminRevokeApiKey: revokeApiKey,

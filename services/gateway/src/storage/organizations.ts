@@ -18,6 +18,11 @@ export async function listOrganizations(db: Kysely<IdentityDb>): Promise<Organiz
   return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at }));
 }
 
+export async function findOrganization(db: Kysely<IdentityDb>, id: string): Promise<Organization | undefined> {
+  const row = await db.selectFrom('organizations').select(['id', 'name', 'created_at']).where('id', '=', id).executeTakeFirst();
+  return row && { id: row.id, name: row.name, createdAt: row.created_at };
+}
+
 export async function organizationExists(db: Kysely<IdentityDb>, id: string): Promise<boolean> {
   const row = await db.selectFrom('organizations').select('id').where('id', '=', id).executeTakeFirst();
   return row !== undefined;
