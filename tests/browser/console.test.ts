@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeGithub, type FakeGithub } from '@preflight/provider-fakes';
 import { eventually } from '@preflight/testing';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { audit, browserSystem, fileIssue, launchBrowser, operator, organisationWithOwner, pageFigures, submitForm, visit, writeFigures } from './harness.ts';
@@ -16,6 +17,7 @@ import { audit, browserSystem, fileIssue, launchBrowser, operator, organisationW
 let sys: Awaited<ReturnType<typeof browserSystem>>;
 let browser: Browser;
 let receiver: Receiver;
+let github: FakeGithub;
 let owner: Awaited<ReturnType<typeof organisationWithOwner>>;
 let page: Page;
 const state: { signoffCampaignId?: string; campaignId?: string; apiKey?: string; webhookId?: string; secret?: string; issueId?: string } = {};
@@ -24,7 +26,7 @@ const ok = (res: import('node:http').ServerResponse) => res.writeHead(200, { 'co
 const failing = (res: import('node:http').ServerResponse) => res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver is down');
 
 beforeAll(async () => {
-  [sys, browser, receiver] = await Promise.all([browserSystem(), launchBrowser(), startReceiver(ok)]);
+  [sys, browser, receiver, github] = await Promise.all([browserSystem(), launchBrowser(), startReceiver(ok), startFakeGithub()]);
   owner = await organisationWithOwner(browser, sys, 'Console');
   page = owner.page;
 }, 180_000);
@@ -33,6 +35,7 @@ afterAll(async () => {
   writeFigures('console-pages-figures.json');
   await browser?.close();
   await receiver?.close();
+  await github?.close();
   await sys?.stop();
 });
 
@@ -230,5 +233,36 @@ describe('integrations', () => {
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Test succeeded' }).count()).toBe(1);
     await expect.poll(() => page.getByRole('table', { name: /Activity/ }).getByRole('row').filter({ hasText: 'test' }).count()).toBe(1);
     await audit(page, 'integration');
+  });
+
+  it('connects a GitHub repository, shows its webhook secret once, and the issue page links the tracker issue', async () => {
+    github.createRepo('acme', 'shop');
+    await visit(page, '/console/settings/integrations');
+    await page.locator('summary', { hasText: 'Connect GitHub' }).click();
+    await submitForm(page, 'Connect GitHub', { Name: 'Shop repo', Owner: 'acme', Repository: 'shop', 'API base URL': github.url, Token: github.addToken() }, 'Connect GitHub');
+    expect((await page.locator('#inbound-secret').textContent())!.length).toBeGreaterThan(20);
+    expect(await page.content()).toContain('/integrations/v1/hooks/');
+
+    const title = 'Synced to GitHub';
+    const filed = await fetch(`${sys.gatewayUrl}/api/v1/campaigns/${state.signoffCampaignId}/issues`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${state.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title, severity: 'High', type: 'Bug' }),
+    });
+    expect(filed.status).toBe(201);
+    const { id } = (await filed.json()) as { id: string };
+    const tracked = await github.waitForIssue((i) => i.title.includes(title), 20_000);
+    await visit(page, `/console/issues/${id}`);
+    const links = page.getByRole('table', { name: 'Tracker links' });
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return links.textContent();
+        },
+        { timeout: 20_000 },
+      )
+      .toContain(`acme/shop#${tracked.number}`);
+    await audit(page, 'issue-linked', { screenshot: false });
   });
 });
