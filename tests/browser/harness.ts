@@ -31,7 +31,8 @@ const SCREENSHOT_DIR = join(REPO_ROOT, 'docs/console');
  */
 export async function browserSystem(): Promise<SystemInfo & { stop(): Promise<void> }> {
   const file = process.env.CONSOLE_TEST_SYSTEM;
-  if (!file) return startSystem();
+  // Small pools: under npm test the end-to-end project's system may still hold its connections.
+  if (!file) return startSystem({ DB_POOL_MAX: '3' });
   return { ...(JSON.parse(readFileSync(file, 'utf8')) as SystemInfo), stop: async () => undefined };
 }
 
