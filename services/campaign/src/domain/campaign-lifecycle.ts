@@ -1,16 +1,7 @@
-import type { CampaignStatus } from '@preflight/contract';
+import { CAMPAIGN_TRANSITIONS, type CampaignStatus } from '@preflight/contract';
 
-/**
- * Where a campaign may go from each status. Closed is final: a closed campaign is history.
- * `satisfies` makes the compiler insist on an entry for every status, so a new one cannot be
- * forgotten here.
- */
-export const CAMPAIGN_TRANSITIONS = {
-  Draft: ['Active', 'Closed'],
-  Active: ['Paused', 'Closed'],
-  Paused: ['Active', 'Closed'],
-  Closed: [],
-} as const satisfies Record<CampaignStatus, readonly CampaignStatus[]>;
+// The lifecycle itself is the contract's (libs/contract workflows.ts), shared with the console.
+export { CAMPAIGN_TRANSITIONS };
 
 /** Statuses an operator can ask for; Draft is only ever a starting point. */
 export const TARGET_STATUSES = ['Active', 'Paused', 'Closed'] as const;

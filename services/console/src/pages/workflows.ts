@@ -1,37 +1,15 @@
-import type { CampaignStatus, IssueStatus } from '@preflight/contract';
+import { CAMPAIGN_TRANSITIONS, ISSUE_TRANSITIONS, type CampaignStatus, type IssueStatus } from '@preflight/contract';
 
 /**
- * Which moves the pages offer. The campaign and issue services decide (a refused move is a 409
- * the page shows); these copies only spare a member buttons that would be refused. The console
- * may not import the services, so tests/browser/workflows.test.ts checks that the copies equal
- * the services' tables (campaign-lifecycle.ts, issue-workflow.ts).
+ * Which moves the pages offer: the contract's state machines (libs/contract workflows.ts), which
+ * the campaign and issue services enforce. A refused move is still a 409 the page shows.
  */
-export const CAMPAIGN_MOVES = {
-  Draft: ['Active', 'Closed'],
-  Active: ['Paused', 'Closed'],
-  Paused: ['Active', 'Closed'],
-  Closed: [],
-} as const satisfies Record<CampaignStatus, readonly CampaignStatus[]>;
-
-export const ISSUE_MOVES = {
-  New: ['Acknowledged', 'InProgress', 'Fixed', 'Closed', 'WontFix', 'Duplicate'],
-  Acknowledged: ['InProgress', 'Fixed', 'Closed', 'WontFix', 'Duplicate'],
-  InProgress: ['Acknowledged', 'Fixed', 'Closed', 'WontFix', 'Duplicate'],
-  Fixed: ['RetestRequested', 'InProgress', 'Closed'],
-  RetestRequested: ['RetestFixed', 'RetestFailed'],
-  RetestFixed: ['Closed', 'InProgress'],
-  RetestFailed: ['InProgress', 'Fixed', 'Closed', 'WontFix'],
-  Closed: ['Acknowledged'],
-  WontFix: ['Acknowledged'],
-  Duplicate: ['Acknowledged'],
-} as const satisfies Record<IssueStatus, readonly IssueStatus[]>;
-
 export function campaignMoves(from: CampaignStatus | null): readonly CampaignStatus[] {
-  return from ? CAMPAIGN_MOVES[from] : [];
+  return from ? CAMPAIGN_TRANSITIONS[from] : [];
 }
 
 export function issueMoves(from: IssueStatus | null): readonly IssueStatus[] {
-  return from ? ISSUE_MOVES[from] : [];
+  return from ? ISSUE_TRANSITIONS[from] : [];
 }
 
 /** The button's words for a campaign move. */

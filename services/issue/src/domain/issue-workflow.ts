@@ -1,23 +1,7 @@
-import type { IssueStatus } from '@preflight/contract';
+import { ISSUE_TRANSITIONS, type IssueStatus } from '@preflight/contract';
 
-/**
- * The issue workflow: every status and where it may go next. Keyed by every IssueStatus, so a
- * new status cannot be added to the contract without deciding its exits here.
- * Documented in docs/state-machines.md ("Issue").
- */
-export const ISSUE_TRANSITIONS = {
-  New: ['Acknowledged', 'InProgress', 'Fixed', 'Closed', 'WontFix', 'Duplicate'],
-  Acknowledged: ['InProgress', 'Fixed', 'Closed', 'WontFix', 'Duplicate'],
-  InProgress: ['Acknowledged', 'Fixed', 'Closed', 'WontFix', 'Duplicate'],
-  Fixed: ['RetestRequested', 'InProgress', 'Closed'],
-  RetestRequested: ['RetestFixed', 'RetestFailed'],
-  RetestFixed: ['Closed', 'InProgress'],
-  RetestFailed: ['InProgress', 'Fixed', 'Closed', 'WontFix'],
-  // The terminal states reopen into triage.
-  Closed: ['Acknowledged'],
-  WontFix: ['Acknowledged'],
-  Duplicate: ['Acknowledged'],
-} as const satisfies Record<IssueStatus, readonly IssueStatus[]>;
+// The workflow itself is the contract's (libs/contract workflows.ts, docs/state-machines.md), shared with the console.
+export { ISSUE_TRANSITIONS };
 
 export const INITIAL_ISSUE_STATUS = 'New' satisfies IssueStatus;
 
