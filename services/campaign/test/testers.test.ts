@@ -126,6 +126,33 @@ describe('testers', () => {
     expect(events[0]!.data).toMatchObject({ campaignTesterId: real.id, testerName: 'Rae Real', verdict: null, issuesReported: 0 });
   });
 
+  it("lists a campaign's tasks and testers, oldest first, each tester with the tasks it has completed", async () => {
+    const id = (await createCampaign(svc, siteId, 'Lists')).id as string;
+    expect(await json(await svc.get(`/admin/v1/campaigns/${id}/tasks`, admin), 200)).toEqual([]);
+    expect(await json(await svc.get(`/admin/v1/campaigns/${id}/testers`, admin), 200)).toEqual([]);
+    const login = await createTask(id, 'Log in', true);
+    const browse = await createTask(id, 'Browse', false);
+    const ada = await createTester(id, { name: 'Ada', email: 'ada@example.com' });
+    const bo = await createTester(id, { name: 'Bo', email: 'bo@example.com', preview: true });
+    const cy = await createTester(id, { name: 'Cy', email: 'cy@example.com' });
+    await json(await complete(ada.id, browse.id, { verdict: 'Nice' }), 200);
+    const adaDone = await json(await complete(ada.id, login.id), 200);
+    const boStarted = await json(await complete(bo.id, browse.id), 200);
+    // Another campaign's task and tester stay out of this one's lists.
+    const other = (await createCampaign(svc, siteId, 'Other lists')).id as string;
+    await createTask(other, 'Elsewhere', true);
+    await createTester(other, { name: 'Dee', email: 'dee@example.com' });
+
+    expect(await json(await svc.get(`/admin/v1/campaigns/${id}/tasks`, admin), 200)).toEqual([login, browse]);
+    // The same shape as a completion's answer: what the console shows is what completing answers.
+    expect(await json(await svc.get(`/admin/v1/campaigns/${id}/testers`, admin), 200)).toEqual([
+      adaDone,
+      boStarted,
+      { ...cy, verdict: null, completedAt: null, completedTasks: [] },
+    ]);
+    expect(adaDone).toMatchObject({ status: 'Completed', completedTasks: [{ id: browse.id, verdict: 'Nice' }, { id: login.id, verdict: null }] });
+  });
+
   it('validates testers, tasks and completions', async () => {
     const id = (await createCampaign(svc, siteId, 'Validation')).id as string;
     const other = (await createCampaign(svc, siteId, 'Other')).id as string;
@@ -136,6 +163,9 @@ describe('testers', () => {
     expect(Object.keys((await problem(await svc.post(`/admin/v1/campaigns/${id}/testers`, { name: 'X', email: 'x', preview: 'yes' }, admin), 422)).errors).sort()).toEqual(['email', 'preview']);
     await problem(await svc.post(`/admin/v1/campaigns/${MISSING_ID}/tasks`, { title: 'T', required: true }, admin), 404);
     await problem(await svc.post(`/admin/v1/campaigns/${MISSING_ID}/testers`, { name: 'X', email: 'x@example.com' }, admin), 404);
+    await problem(await svc.get(`/admin/v1/campaigns/${MISSING_ID}/tasks`, admin), 404);
+    await problem(await svc.get(`/admin/v1/campaigns/${MISSING_ID}/testers`, admin), 404);
+    await problem(await svc.get('/admin/v1/campaigns/not-a-uuid/testers', admin), 404);
     await problem(await complete(tester.id, foreignTask.id), 404);
     await problem(await complete(randomUUID(), foreignTask.id), 404);
     await problem(await complete(tester.id, 'not-a-uuid'), 404);

@@ -40,7 +40,9 @@ export const ADMIN_ENDPOINTS = {
   adminAddStamp: admin('POST', '/admin/v1/campaigns/:id/report/stamps', 'campaign', 'Member'),
   adminAddWaiver: admin('POST', '/admin/v1/campaigns/:id/report/waivers', 'campaign', 'Admin'),
   adminCreateTask: admin('POST', '/admin/v1/campaigns/:id/tasks', 'campaign', 'Admin'),
+  adminListTasks: admin('GET', '/admin/v1/campaigns/:id/tasks', 'campaign', 'Member'),
   adminCreateTester: admin('POST', '/admin/v1/campaigns/:id/testers', 'campaign', 'Admin'),
+  adminListTesters: admin('GET', '/admin/v1/campaigns/:id/testers', 'campaign', 'Member'),
   adminCompleteTask: admin('POST', '/admin/v1/campaign-testers/:campaignTesterId/tasks/:taskId/complete', 'campaign', 'Member'),
 
   // Issues

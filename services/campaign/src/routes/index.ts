@@ -13,6 +13,8 @@ import { adminGetPolicy } from './admin-get-policy.ts';
 import { adminGetReport } from './admin-get-report.ts';
 import { adminListCampaigns } from './admin-list-campaigns.ts';
 import { adminListSigners } from './admin-list-signers.ts';
+import { adminListTasks } from './admin-list-tasks.ts';
+import { adminListTesters } from './admin-list-testers.ts';
 import { adminListSites } from './admin-list-sites.ts';
 import { adminRemoveSigner } from './admin-remove-signer.ts';
 import { adminReplacePolicy } from './admin-replace-policy.ts';
@@ -37,7 +39,9 @@ export const registrations: readonly Registration[] = [
   adminAddStamp,
   adminAddWaiver,
   adminCreateTask,
+  adminListTasks,
   adminCreateTester,
+  adminListTesters,
   adminCompleteTask,
   // The issue service's directory read-through; nobody else needs a campaign with its orgId.
   onlyFrom(['issue'], internalGetCampaign),

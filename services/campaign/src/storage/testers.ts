@@ -141,19 +141,60 @@ export async function completeTask(
       await enqueueCampaignEvent(trx, events, event, campaign.org_id);
     }
 
-    const tasks = await trx
-      .selectFrom('tester_task_completions')
-      .innerJoin('campaign_tasks', 'campaign_tasks.id', 'tester_task_completions.task_id')
-      .select(['campaign_tasks.id', 'campaign_tasks.title', 'campaign_tasks.required', 'tester_task_completions.verdict', 'tester_task_completions.completed_at'])
-      .where('tester_task_completions.campaign_tester_id', '=', tester.id)
-      .orderBy('tester_task_completions.completed_at')
-      .orderBy('campaign_tasks.id')
-      .execute();
-    return {
-      outcome: 'done',
-      tester,
-      completedNow,
-      tasks: tasks.map((t) => ({ taskId: t.id, title: t.title, required: t.required, verdict: t.verdict, completedAt: t.completed_at })),
-    } as const;
+    const tasks = await selectCompletions(trx).where('tester_task_completions.campaign_tester_id', '=', tester.id).execute();
+    return { outcome: 'done', tester, completedNow, tasks: tasks.map(toCompletedTask) } as const;
   });
+}
+
+/** Completions with their task, in the order they were first done; narrowed by the caller. */
+function selectCompletions(db: Kysely<CampaignDatabase>) {
+  return db
+    .selectFrom('tester_task_completions')
+    .innerJoin('campaign_tasks', 'campaign_tasks.id', 'tester_task_completions.task_id')
+    .select([
+      'tester_task_completions.campaign_tester_id',
+      'campaign_tasks.id',
+      'campaign_tasks.title',
+      'campaign_tasks.required',
+      'tester_task_completions.verdict',
+      'tester_task_completions.completed_at',
+    ])
+    .orderBy('tester_task_completions.completed_at')
+    .orderBy('campaign_tasks.id');
+}
+
+function toCompletedTask(t: { id: string; title: string; required: boolean; verdict: string | null; completed_at: Date }): CompletedTask {
+  return { taskId: t.id, title: t.title, required: t.required, verdict: t.verdict, completedAt: t.completed_at };
+}
+
+/** A campaign's tasks, oldest first; undefined when the campaign is missing (or outside `orgScope`). */
+export async function listTasks(db: Kysely<CampaignDatabase>, campaignId: string, orgScope?: string): Promise<TaskRow[] | undefined> {
+  const campaign = await campaignsIn(db, orgScope).select('id').where('id', '=', campaignId).executeTakeFirst();
+  if (!campaign) return undefined;
+  return db.selectFrom('campaign_tasks').selectAll().where('campaign_id', '=', campaignId).orderBy('created_at').orderBy('id').execute();
+}
+
+export interface TesterProgress {
+  tester: TesterRow;
+  tasks: CompletedTask[];
+}
+
+/**
+ * A campaign's testers, oldest first, each with the tasks it has completed: one query for the
+ * testers and one for every completion of the campaign, read in one snapshot so a tester's
+ * status agrees with its completions. Undefined when the campaign is missing (or outside `orgScope`).
+ */
+export async function listTesters(db: Kysely<CampaignDatabase>, campaignId: string, orgScope?: string): Promise<TesterProgress[] | undefined> {
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (trx) => {
+      const campaign = await campaignsIn(trx, orgScope).select('id').where('id', '=', campaignId).executeTakeFirst();
+      if (!campaign) return undefined;
+      const testers = await trx.selectFrom('campaign_testers').selectAll().where('campaign_id', '=', campaignId).orderBy('created_at').orderBy('id').execute();
+      const completions = await selectCompletions(trx).where('campaign_tasks.campaign_id', '=', campaignId).execute();
+      const byTester = new Map<string, CompletedTask[]>(testers.map((t) => [t.id, []]));
+      for (const c of completions) byTester.get(c.campaign_tester_id)?.push(toCompletedTask(c));
+      return testers.map((tester) => ({ tester, tasks: byTester.get(tester.id) ?? [] }));
+    });
 }
