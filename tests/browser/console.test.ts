@@ -206,11 +206,18 @@ describe('the campaign page', () => {
   it('adds a task and a tester, and completes the task', async () => {
     await visit(page, `/console/campaigns/${state.signoffCampaignId}`);
     await submitForm(page, 'Add a task', { Title: 'Buy something' }, 'Add task');
-    const taskId = (await page.getByRole('status').filter({ hasText: 'Task id' }).locator('code').textContent())!;
+    await expect.poll(() => page.getByRole('table', { name: 'Tasks' }).getByRole('row').filter({ hasText: 'Buy something' }).count()).toBe(1);
     await submitForm(page, 'Invite a tester', { Name: 'Tess', 'E-mail': 'tess@example.com' }, 'Invite tester');
-    const testerId = (await page.getByRole('status').filter({ hasText: 'Tester id' }).locator('code').textContent())!;
-    await submitForm(page, 'Complete a task', { 'Tester id': testerId, 'Task id': taskId, Verdict: 'Works' }, 'Complete task');
+    const tess = page.getByRole('table', { name: 'Testers' }).getByRole('row').filter({ hasText: 'tess@example.com' });
+    await expect.poll(() => tess.textContent()).toContain('0 of 1 required');
+    // The task is picked from the campaign's, in the form of the tester it is for.
+    const form = page.getByRole('form', { name: 'Complete a task for Tess' });
+    await form.getByLabel('Task', { exact: true }).selectOption({ label: 'Buy something (required)' });
+    await submitForm(page, 'Complete a task for Tess', { Verdict: 'Works' }, 'Complete task');
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'finished the campaign' }).count()).toBe(1);
+    await expect.poll(() => tess.textContent()).toContain('1 of 1 required');
+    expect(await tess.textContent()).toContain('Completed');
+    expect(await page.getByRole('form', { name: 'Complete a task for Tess' }).count()).toBe(0);
     await audit(page, 'campaign-testers');
   });
 

@@ -73,11 +73,18 @@ const campaign = { id: CAMPAIGN, name: 'Spring launch', status: 'Draft', siteId:
 const report = { version: 1, readinessLevel: 'ReadyToLaunch', gate: 'cleared', sealState: 'open', sealedVersion: null, requiredCount: 0, signedCount: 0, waivedCount: 0, entries: [] };
 const webhook = { id: WEBHOOK, name: 'Receiver', url: 'https://example.com/hook', events: null, isEnabled: true, source: 'dashboard', createdAt: NOW, consecutiveFailures: 0, disabledAt: null, stats: null };
 
+const TASK = '44444444-4444-4444-8444-444444444444';
+const TESTER = '55555555-5555-4555-8555-555555555555';
+const task = { id: TASK, title: 'Buy something', required: true };
+const tester = { id: TESTER, name: 'Tess', email: 'tess@example.com', preview: false, status: 'Invited', verdict: null, completedAt: null, completedTasks: [] };
+
 function campaignPageAnswers() {
   answers.set(`GET /admin/v1/campaigns/${CAMPAIGN}`, [200, campaign]);
   answers.set(`GET /admin/v1/campaigns/${CAMPAIGN}/report`, [200, report]);
   answers.set(`GET /admin/v1/campaigns/${CAMPAIGN}/signers`, [200, []]);
   answers.set(`GET /admin/v1/campaigns/${CAMPAIGN}/issues?page=1&pageSize=25`, [200, { items: [], page: 1, pageSize: 25, total: 0, hasMore: false }]);
+  answers.set(`GET /admin/v1/campaigns/${CAMPAIGN}/tasks`, [200, [task]]);
+  answers.set(`GET /admin/v1/campaigns/${CAMPAIGN}/testers`, [200, [tester]]);
 }
 
 describe('campaign pages', () => {
@@ -112,6 +119,25 @@ describe('campaign pages', () => {
     const page = await browser.post(`/console/campaigns/${CAMPAIGN}/status`, { to: 'Active' });
     expect(page.status).toBe(403);
     expect(seen.some((s) => s.method === 'POST')).toBe(false);
+  });
+
+  it("complete a tester's task chosen from the campaign's, a refusal shown beside that tester's form", async () => {
+    const browser = await signedIn('Member');
+    campaignPageAnswers();
+    const shown = await browser.get(`/console/campaigns/${CAMPAIGN}`);
+    expect(shown.text).toContain('aria-label="Complete a task for Tess"');
+    expect(shown.text).toContain(`<option value="${TASK}" selected>Buy something (required)</option>`);
+    const complete = `/admin/v1/campaign-testers/${TESTER}/tasks/${TASK}/complete`;
+    answers.set(`POST ${complete}`, [200, { ...tester, status: 'Completed', verdict: 'Works', completedAt: NOW, completedTasks: [{ ...task, verdict: 'Works', completedAt: NOW }] }]);
+    const done = await browser.post(`/console/campaigns/${CAMPAIGN}/complete-task`, { testerId: TESTER, taskId: TASK, verdict: 'Works' });
+    expect(seen.filter((s) => s.method === 'POST')).toEqual([{ method: 'POST', path: complete, body: { verdict: 'Works' } }]);
+    expect(done.status).toBe(200);
+    expect(done.text).toContain('Tess has completed 1 task');
+
+    answers.set(`POST ${complete}`, [422, problem(422, 'Validation failed.', { verdict: ['Must be at most 200 characters.'] })]);
+    const refused = await browser.post(`/console/campaigns/${CAMPAIGN}/complete-task`, { testerId: TESTER, taskId: TASK, verdict: 'x'.repeat(201) });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain(`<ul class="field-error" id="complete-${TESTER}-verdict-error"><li>Must be at most 200 characters.</li></ul>`);
   });
 
   it('answer 404 for an id that is not one, without calling the gateway', async () => {

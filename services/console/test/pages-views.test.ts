@@ -1,7 +1,7 @@
 import { h, type ComponentType } from 'preact';
 import { render } from 'preact-render-to-string';
 import { describe, expect, it } from 'vitest';
-import type { AdminIssue, AdminWebhook, IssuePage as IssuePageData, PublicCampaign, ReadinessReport } from '../src/gateway-client/api-types.ts';
+import type { AdminIssue, AdminWebhook, IssuePage as IssuePageData, PublicCampaign, ReadinessReport, TesterProgress } from '../src/gateway-client/api-types.ts';
 import { CampaignPage } from '../src/pages/campaigns/campaign-view.tsx';
 import { CampaignsPage } from '../src/pages/campaigns/list-view.tsx';
 import { readinessFingerprint } from '../src/pages/campaigns/report-view.tsx';
@@ -64,14 +64,14 @@ describe('page components', () => {
   });
 
   it('carry the CSRF token in every form that posts', () => {
-    const out = html(CampaignPage, { campaign, report, signers: [{ id: ID, name: 'Quinn', email: 'q@example.com', createdAt: NOW }], issues, filter: {}, canManage: true, csrf });
+    const out = html(CampaignPage, { campaign, report, signers: [{ id: ID, name: 'Quinn', email: 'q@example.com', createdAt: NOW }], issues, tasks: [], testers: [], filter: {}, canManage: true, csrf });
     const posts = out.match(/<form method="post"/g)!.length;
     expect(posts).toBeGreaterThan(5);
     expect(out.match(/name="_csrf" value="csrf-token-value"/g)!.length).toBe(posts);
   });
 
   it('show Members no management forms', () => {
-    const member = html(CampaignPage, { campaign, report, signers: [{ id: ID, name: 'Quinn', email: 'q@example.com', createdAt: NOW }], issues, filter: {}, canManage: false, csrf });
+    const member = html(CampaignPage, { campaign, report, signers: [{ id: ID, name: 'Quinn', email: 'q@example.com', createdAt: NOW }], issues, tasks: [], testers: [], filter: {}, canManage: false, csrf });
     expect(member).not.toContain('Launch</button>');
     expect(member).not.toContain('aria-label="Add a task"');
     expect(member).not.toContain('aria-label="Add a waiver"');
@@ -81,8 +81,43 @@ describe('page components', () => {
     expect(list).toContain('Launch &lt;b>now&lt;/b>');
   });
 
+  it('list testers and tasks, and offer each tester still testing a labelled choice of tasks', () => {
+    const task = (id: string, title: string, required: boolean) => ({ id, title, required });
+    const tasks = [task('a1111111-1111-4111-8111-111111111111', 'Log in', true), task('a2222222-2222-4222-8222-222222222222', 'Pay', true), task('a3333333-3333-4333-8333-333333333333', 'Browse', false)];
+    const done = (t: (typeof tasks)[number]) => ({ ...t, verdict: null, completedAt: NOW });
+    const tester = (id: string, name: string, extra: Partial<TesterProgress>): TesterProgress => ({ id, name, email: `${name.toLowerCase()}@example.com`, preview: false, status: 'Invited', verdict: null, completedAt: null, completedTasks: [], ...extra });
+    const testers = [
+      tester('b1111111-1111-4111-8111-111111111111', 'Ann', { status: 'Started', verdict: 'So far <good>', completedTasks: [done(tasks[0]!), done(tasks[2]!)] }),
+      tester('b2222222-2222-4222-8222-222222222222', 'Ben', { status: 'Completed', preview: true, completedAt: NOW, completedTasks: [done(tasks[0]!), done(tasks[1]!)] }),
+    ];
+    const out = html(CampaignPage, { campaign, report, signers: [], issues, tasks, testers, filter: {}, canManage: false, csrf });
+    expect(out).toContain('<caption>Testers</caption>');
+    expect(out).toContain('1 of 2 required (+1 optional)');
+    expect(out).toContain('2 of 2 required');
+    expect(out).toContain('So far &lt;good>');
+    expect(out).toContain('<caption>Tasks</caption>');
+    // Ann (Started) gets a form, Ben (Completed) none; the task she has not done yet comes chosen.
+    expect(out).toContain('aria-label="Complete a task for Ann"');
+    expect(out).not.toContain('aria-label="Complete a task for Ben"');
+    expect(out).toContain(`<input type="hidden" name="testerId" value="${testers[0]!.id}"/>`);
+    const key = `complete-${testers[0]!.id}`;
+    expect(out).toContain(`<label for="${key}-taskId">Task</label>`);
+    const select = new RegExp(`<select id="${key}-taskId" name="taskId" required>(.*?)</select>`).exec(out)![1]!;
+    expect([...select.matchAll(/<option value="([^"]+)"( selected)?>([^<]+)<\/option>/g)].map((m) => [m[1], m[3], Boolean(m[2])])).toEqual([
+      [tasks[0]!.id, 'Log in (required) (done)', false],
+      [tasks[1]!.id, 'Pay (required)', true],
+      [tasks[2]!.id, 'Browse (done)', false],
+    ]);
+    expect(out).not.toContain('Tester id');
+
+    // A refused completion shows beside that tester's form only.
+    const refused = html(CampaignPage, { campaign, report, signers: [], issues, tasks, testers, filter: {}, canManage: false, csrf, problem: { form: key, detail: 'Validation failed.', fields: { verdict: ['Too long.'] } } });
+    expect(refused).toContain(`<ul class="field-error" id="${key}-verdict-error"><li>Too long.</li></ul>`);
+    expect(refused.match(/role="alert"/g)).toHaveLength(1);
+  });
+
   it('poll the readiness verdict every 3 s, naming what it shows', () => {
-    const out = html(CampaignPage, { campaign, report, signers: [], issues, filter: {}, canManage: false, csrf });
+    const out = html(CampaignPage, { campaign, report, signers: [], issues, tasks: [], testers: [], filter: {}, canManage: false, csrf });
     expect(out).toContain(`hx-get="/console/campaigns/${ID}/readiness?seen=${readinessFingerprint({ campaign, report })}" hx-trigger="every 3s" hx-swap="outerHTML"`);
     expect(readinessFingerprint({ campaign, report: { ...report, signedCount: 1 } })).not.toBe(readinessFingerprint({ campaign, report }));
   });

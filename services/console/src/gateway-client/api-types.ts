@@ -60,6 +60,7 @@ export interface Tester {
   status: string;
 }
 
+/** A tester with the tasks it has completed: a completion's answer, and each entry of the testers' list. */
 export interface TesterProgress extends Tester {
   verdict: string | null;
   completedAt: string | null;

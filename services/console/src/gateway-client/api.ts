@@ -81,6 +81,8 @@ export function createAdminApi(call: AdminFetch, orgId: string) {
       addStamp: (id: string, body: { signerId: string; version: number; decision: 'approve' | 'reject'; note?: string | null }) =>
         post<ReportEntry>(`${campaign(id)}/report/stamps`, body),
       addWaiver: (id: string, body: { signerId: string; version: number; reason?: string | null }) => post<ReportEntry>(`${campaign(id)}/report/waivers`, body),
+      listTasks: (id: string) => get<Task[]>(`${campaign(id)}/tasks`),
+      listTesters: (id: string) => get<TesterProgress[]>(`${campaign(id)}/testers`),
       createTask: (id: string, body: { title: string; required: boolean }) => post<Task>(`${campaign(id)}/tasks`, body),
       createTester: (id: string, body: { name: string; email: string; preview?: boolean }) => post<Tester>(`${campaign(id)}/testers`, body),
       completeTask: (campaignTesterId: string, taskId: string, body: { verdict?: string | null }) =>

@@ -2,7 +2,7 @@
 /** @jsxImportSource preact */
 // (Also in tsconfig.json; said here for tsx, which reads only the tsconfig of the directory it runs from.)
 import { ISSUE_SEVERITIES, ISSUE_STATUSES } from '@preflight/contract';
-import type { IssuePage, PublicCampaign, ReadinessReport, Signer } from '../../gateway-client/api-types.ts';
+import type { IssuePage, PublicCampaign, ReadinessReport, Signer, Task, TesterProgress } from '../../gateway-client/api-types.ts';
 import type { IssueListFilter } from '../../gateway-client/api.ts';
 import { Field, PostForm, ProblemNotice, Select, Submit, options, type FormProblem } from '../components/form.tsx';
 import { Badge, PageHeader, Table, Time } from '../components/ui.tsx';
@@ -15,6 +15,8 @@ export interface CampaignPageProps {
   report: ReadinessReport;
   signers: Signer[];
   issues: IssuePage;
+  tasks: Task[];
+  testers: TesterProgress[];
   filter: IssueListFilter;
   canManage: boolean;
   csrf: string;
@@ -119,7 +121,7 @@ export function CampaignPage(props: CampaignPageProps) {
       {canManage ? <Lifecycle campaign={campaign} csrf={csrf} problem={problem} /> : null}
       <IssueList campaignId={campaign.id} issues={props.issues} filter={props.filter} />
       <ReportSection campaign={campaign} report={props.report} signers={props.signers} canManage={canManage} csrf={csrf} problem={problem} />
-      <TestersSection campaignId={campaign.id} canManage={canManage} csrf={csrf} problem={problem} outcome={props.outcome} />
+      <TestersSection campaignId={campaign.id} tasks={props.tasks} testers={props.testers} canManage={canManage} csrf={csrf} problem={problem} outcome={props.outcome} />
     </>
   );
 }

@@ -7,7 +7,7 @@ import { pathId } from '@preflight/http';
 import { requireRole, requireSession, type PageDeps } from '../context.ts';
 import { backTo, Form, idField, memberOf, submit, type Member } from '../page.tsx';
 import { showCampaign } from './show-campaign.tsx';
-import type { TesterOutcome } from './testers-view.tsx';
+import { completeFormKey, type TesterOutcome } from './testers-view.tsx';
 
 type Guard = typeof requireSession;
 
@@ -19,7 +19,7 @@ export function registerCampaignForms(router: Router, deps: PageDeps): void {
   const on = <T,>(
     path: string,
     guard: Guard,
-    form: string,
+    form: string | ((f: Form) => string),
     call: (m: Member, id: string, f: Form) => Promise<T>,
     after: { anchor: string } | { outcome: (result: T) => TesterOutcome },
   ) => {
@@ -31,7 +31,7 @@ export function registerCampaignForms(router: Router, deps: PageDeps): void {
         () => call(m, id, f),
         (result) => ('anchor' in after ? backTo(res, `/console/campaigns/${id}#${after.anchor}`) : showCampaign(res, m, id, { outcome: after.outcome(result) })),
         (problem, status) => showCampaign(res, m, id, { problem, status }),
-        form,
+        typeof form === 'string' ? form : form(f),
       );
     });
   };
@@ -56,7 +56,8 @@ export function registerCampaignForms(router: Router, deps: PageDeps): void {
   on(
     'complete-task',
     requireSession,
-    'complete',
+    // Each tester has its own form: the refusal goes beside the one that was sent.
+    (f) => completeFormKey(f.text('testerId').trim().toLowerCase()),
     (m, _id, f) => m.api.campaigns.completeTask(idField(f, 'testerId'), idField(f, 'taskId'), { verdict: f.optional('verdict') }),
     { outcome: (progress) => ({ progress }) },
   );

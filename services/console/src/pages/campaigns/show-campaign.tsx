@@ -33,11 +33,13 @@ export interface CampaignPageState {
 /** Renders /console/campaigns/:id, also after a form on it was refused or did something to show. */
 export async function showCampaign(res: Response, m: Member, id: string, state: CampaignPageState = {}) {
   const filter = state.filter ?? { page: 1 };
-  const [campaign, report, signers, issues] = await Promise.all([
+  const [campaign, report, signers, issues, tasks, testers] = await Promise.all([
     m.api.campaigns.get(id),
     m.api.campaigns.report(id),
     m.api.campaigns.signers(id),
     m.api.issues.list(id, { ...filter, pageSize: ISSUES_PER_PAGE }),
+    m.api.campaigns.listTasks(id),
+    m.api.campaigns.listTesters(id),
   ]);
   show(
     res,
@@ -48,6 +50,8 @@ export async function showCampaign(res: Response, m: Member, id: string, state: 
       report={report}
       signers={signers}
       issues={issues}
+      tasks={tasks}
+      testers={testers}
       filter={filter}
       canManage={m.canManage}
       csrf={m.session.csrf}
