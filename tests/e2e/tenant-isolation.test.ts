@@ -44,6 +44,9 @@ const ADMIN_ID_SOURCES: Record<string, IdKind> = {
   'integrations/:id': 'none',
   // Operator tokens belong to no organisation; the 401 comes before any lookup.
   'operator-tokens/:id': 'none',
+  // The console's members API (its own tests and the console's browser tests cover members).
+  'invitations/:invitationId': 'none',
+  'members/:userId': 'none',
 };
 
 const PUBLIC_ROUTES = ROUTES.filter((r) => r.auth === 'api-key');
