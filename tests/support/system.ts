@@ -99,10 +99,10 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     SERVICE_AUTH_PUBLIC_KEYS: serviceAuth.publicKeys,
     // Under the test runner several systems run side by side (the shared one and the files that
     // start their own, two at a time): small pools keep them all within Postgres's
-    // max_connections (100): 6 connections per service, shared by its replicas under E2E_REPLICAS
-    // (3 each at 2; delivery and integration need 2), so a system holds at most 36 at any count.
+    // max_connections (100): 5 connections per service, shared by its replicas under E2E_REPLICAS
+    // (2 each at 2; delivery and integration need 2), so a system of 7 services holds at most 35.
     // Benchmarks (not under vitest) keep the services' own pool size.
-    ...(process.env.VITEST ? { DB_POOL_MAX: String(Math.max(2, Math.floor(6 / e2eReplicas()))) } : {}),
+    ...(process.env.VITEST ? { DB_POOL_MAX: String(Math.max(2, Math.floor(5 / e2eReplicas()))) } : {}),
     ...Object.fromEntries(SERVICES.map((s) => [s.portVar, String(ports[s.name])])),
     ...overrides,
   };
@@ -119,7 +119,8 @@ export async function startSystem(overrides: Record<string, string> = {}, option
     const proc = spawnService(name, port, { ...envFor(name), [portVar]: String(port) }, echo, { built: options.built });
     replicas[name][index] = proc;
     if (index === 0) processes[name] = proc;
-    await waitUntilReady(proc, 60_000);
+    // Seven services start at once from their sources, beside other files' systems on two cores.
+    await waitUntilReady(proc, 150_000);
   };
   const all = () => Object.values(replicas).flat();
   const stopService = async (name: ServiceName, signal: NodeJS.Signals = 'SIGTERM') => {
