@@ -1,4 +1,4 @@
-import { fmtMs, fmtRate, fmtRatio, machineCaveat, table } from '../lib/report.ts';
+import { fmtMs, fmtRate, fmtRatio, table } from '../lib/report.ts';
 import { systemPreamble } from '../lib/system-markdown.ts';
 import type { OpenLoopResult } from '../lib/open-loop.ts';
 import type { ScaleReport } from './bench.ts';
@@ -23,7 +23,11 @@ export function scaleMarkdown(r: ScaleReport, command: string, note: string | un
     `${s.warmupS} s warm-up + ${s.durationS} s measured, latency from each request's due time.`);
   out.push('');
   // The load average is the only noise measure here (no CPU meter per window): a busy machine is said so.
-  out.push(...systemPreamble({ ...r, settings: { ...s, compareDurationS: 0, rate: s.listRate } }, note, machineCaveat(r.machine, [], undefined)));
+  const busiest = Math.max(r.machine.loadAverage[0], ...r.rss.map((x) => x.load1));
+  const caveat = busiest > 0.25 * r.machine.nproc
+    ? ['', `> Not a quiet machine: the 1-minute load average was ${r.machine.loadAverage[0]} at the start and up to ${busiest.toFixed(2)} at the end of a phase (Memory table). Compare these figures with the targets only after a rerun on a quiet machine.`]
+    : [];
+  out.push(...systemPreamble({ ...r, settings: { ...s, compareDurationS: 0, rate: s.listRate } }, note, caveat));
   out.push('');
   out.push('### Loading');
   out.push('');
@@ -79,7 +83,7 @@ export function scaleMarkdown(r: ScaleReport, command: string, note: string | un
   const services = [...new Set(r.rss.flatMap((x) => Object.keys(x.mb)))];
   out.push(table(['phase', ...services, 'load average (1 min) at its end'], r.rss.map((x) => [x.phase, ...services.map((sv) => (x.mb[sv] ?? NaN).toFixed(0)), x.load1.toFixed(2)])));
   out.push('');
-  out.push('Rerun: `npm run bench -w tests -- --only=scale` (the full data set by default: the loader takes minutes, and about ten times the disk of a scale 0.1 run); `--scale=0.01` for a small copy, `--quick` for short windows. ' +
+  out.push('Rerun: `npm run bench -w tests -- --only=scale` (the full data set by default: on this machine about 2 minutes of loading and 4.3 GB of disk, see Loading); `--scale=0.01` for a small copy, `--quick` for short windows. ' +
     'It removes every schema, stream and process it made, also on Ctrl-C.');
   return out.join('\n');
 }
