@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
@@ -37,6 +37,9 @@ export async function browserSystem(): Promise<SystemInfo & { stop(): Promise<vo
 }
 
 export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`No Chromium at ${CHROMIUM_PATH}: the browser tests need one. Install Debian's package (apt-get install chromium; .ci/run does) or set CHROMIUM_PATH to a Chromium binary.`);
+  }
   // --no-sandbox: CI runs as root in a container, where Chromium's sandbox cannot start.
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
 }
