@@ -3,6 +3,7 @@ import type { Logger } from '@preflight/log';
 import { currentTrace } from '@preflight/log';
 import { isDependencyOutage } from './dependency-errors.ts';
 import { AppError, ERROR_KINDS, problemType, type ErrorCode } from './errors.ts';
+import { answerBeforeBody } from './refused-body.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 
@@ -38,8 +39,7 @@ export function sendProblem(req: Request, res: Response, err: AppError): void {
   for (const [name, value] of Object.entries(err.extra.headers ?? {})) res.setHeader(name, value);
   // Every 503 tells the client when a retry makes sense (docs/reliability.md).
   if (err.status === 503 && !res.hasHeader('Retry-After')) res.setHeader('Retry-After', String(DEFAULT_RETRY_AFTER_SECONDS));
-  // Answered before the body arrived whole: what is left of it must not hold the connection.
-  if (!req.complete) res.setHeader('Connection', 'close');
+  if (!req.complete) answerBeforeBody(req, res, err.status);
   res.status(err.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problemBody(err, req.originalUrl.split('?')[0] ?? null)));
 }
 

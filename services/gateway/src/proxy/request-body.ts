@@ -9,21 +9,20 @@ const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'DELETE']);
  * Refusals decided from the request head alone, before authentication and before any byte of
  * the body is read, so a declared body can never hold the gateway or an upstream:
  * two Authorization headers (Node keeps the first silently), a body on GET/HEAD/DELETE, and a
- * declared Content-Length above the limit. Each answer closes the connection.
+ * declared Content-Length above the limit. What arrives of the body is dropped (sendProblem).
  */
 export function refuseFromHead(req: Request, limitBytes: number): void {
-  const close = { Connection: 'close' };
   let authorizations = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'authorization') authorizations++;
   if (authorizations > 1) {
-    throw new AppError('bad_request', `The request carries ${authorizations} Authorization headers; send exactly one.`, { headers: close });
+    throw new AppError('bad_request', `The request carries ${authorizations} Authorization headers; send exactly one.`);
   }
   if (!declaresBody(req.headers)) return;
   if (BODYLESS_METHODS.has(req.method)) {
-    throw new AppError('bad_request', `A ${req.method} request has no body here; this one declares one (Content-Length or Transfer-Encoding).`, { headers: close });
+    throw new AppError('bad_request', `A ${req.method} request has no body here; this one declares one (Content-Length or Transfer-Encoding).`);
   }
   if (Number(req.headers['content-length'] ?? 0) > limitBytes) {
-    throw new AppError('payload_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`, { headers: close });
+    throw new AppError('payload_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`);
   }
 }
 
