@@ -66,7 +66,8 @@ for (const name of services) {
   if (existsSync(join(dir, 'public'))) cpSync(join(dir, 'public'), join(dir, 'dist', 'public'), { recursive: true });
   const externals = new Set();
   for (const input of Object.values(result.metafile.inputs)) {
-    for (const imp of input.imports) if (imp.external && !imp.path.startsWith('node:')) externals.add(imp.path.split('/').slice(0, imp.path.startsWith('@') ? 2 : 1).join('/'));
+    // A relative external is a glob import's pattern (routes/index.ts): esbuild bundles the files it matches.
+    for (const imp of input.imports) if (imp.external && !imp.path.startsWith('node:') && !imp.path.startsWith('.')) externals.add(imp.path.split('/').slice(0, imp.path.startsWith('@') ? 2 : 1).join('/'));
   }
   const declared = productionDependencies(pkg);
   const undeclared = [...externals].filter((p) => !declared.has(p) && !builtinModules.includes(p));

@@ -2,3 +2,4 @@ export { databaseConfigShape, listenConfigShape, kitConfigShape, logConfigShape,
 export { runService, migrateService, type ServiceSpec, type Resources, type Wiring, type RunOptions, type RunningService, type NatsResources } from './run-service.ts';
 export { serviceMain } from './main.ts';
 export { consumerBase } from './consumers.ts';
+export { routesFromFiles, type RouteRegistration, type RouteEntry } from './route-files.ts';

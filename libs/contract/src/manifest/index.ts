@@ -33,3 +33,21 @@ export { ADMIN_ENDPOINTS, HOOK_ENDPOINTS, INTERNAL_ENDPOINTS, PUBLIC_ENDPOINTS }
 export { INTERNAL_CONTRACTS, type InternalContract } from './internal-endpoints.ts';
 export { EventNamesSchema } from './public.ts';
 export { openApiPath, type Endpoint, type EndpointAccess, type HttpMethod, type MemberAccess, type OperationDoc, type ServiceName } from './endpoint.ts';
+
+const ROUTE_FILE_PREFIX = { 'api-key': 'public', none: 'public', admin: 'admin', internal: 'internal' } as const;
+
+/**
+ * The route file (without `.ts`) that implements an entry in its owner's `src/routes/`: the
+ * entry's side and its name in kebab case, a leading `admin`/`internal` of the name not
+ * repeated (`listWebhooks` → `public-list-webhooks`, `adminEnableWebhook` → `admin-enable-webhook`).
+ */
+export function routeFileOf(entry: { id: string; auth: Endpoint['auth'] }): string {
+  const words = entry.id.replace(/^(admin|internal)(?=[A-Z])/, '').split(/(?=[A-Z])/);
+  return [ROUTE_FILE_PREFIX[entry.auth], ...words].join('-').toLowerCase();
+}
+
+/** A service's entries, in manifest order, each with its route file. */
+export const endpointsOwnedBy = (owner: ServiceName): Array<Endpoint & { id: EndpointId; file: string }> =>
+  endpointList()
+    .filter((e) => e.owner === owner)
+    .map((e) => ({ ...e, file: routeFileOf(e) }));

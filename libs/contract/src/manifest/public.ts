@@ -16,7 +16,7 @@ import type { Endpoint, HttpMethod, ProblemName, ServiceName } from './endpoint.
 /**
  * The public API (public-api-v1.md section 4), in the order of the OpenAPI document. The key is
  * the operationId. A new public endpoint is an entry here, its route file in the owning service
- * (registered in that service's routes/index.ts) and their tests.
+ * (named by `routeFileOf`) and their tests.
  */
 
 const BODY_PROBLEMS: ProblemName[] = ['BadRequest', 'RequestTimeout', 'PayloadTooLarge', 'UnsupportedMediaType', 'ValidationFailed'];

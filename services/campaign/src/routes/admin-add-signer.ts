@@ -9,7 +9,7 @@ import { PersonSchema } from './signoff-fields.ts';
  * report (201). The same e-mail twice on one campaign is 409. Adding a signer to a sealed
  * report unseals it until the new signer is in too.
  */
-export const adminAddSigner: Registration = (app, { db, events }) => {
+export const register: Registration = (app, { db, events }) => {
   app.post('/admin/v1/campaigns/:id/signers', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

@@ -17,7 +17,7 @@ const StampSchema = z.strictObject({
  * POST /admin/v1/campaigns/:id/report/stamps {signerId, version, decision, note?}: 201 the entry.
  * Only the current version takes stamps (another is 409), once per signer.
  */
-export const adminAddStamp: Registration = (app, { db, events }) => {
+export const register: Registration = (app, { db, events }) => {
   app.post('/admin/v1/campaigns/:id/report/stamps', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

@@ -9,7 +9,7 @@ import { MAX_NOTE, signerId, version } from './signoff-fields.ts';
 const WaiverSchema = z.strictObject({ signerId, version, reason: optionalText(MAX_NOTE) });
 
 /** POST /admin/v1/campaigns/:id/report/waivers {signerId, version, reason?}: 201 the entry, as for a stamp. */
-export const adminAddWaiver: Registration = (app, { db, events }) => {
+export const register: Registration = (app, { db, events }) => {
   app.post('/admin/v1/campaigns/:id/report/waivers', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

@@ -15,7 +15,7 @@ const CompleteTaskSchema = z.strictObject({ verdict: optionalText(MAX_VERDICT) }
  * tester (once) and, unless it is a preview tester, emits TesterCompleted. A task of another
  * campaign is 404, as is a tester of another organisation for a console member.
  */
-export const adminCompleteTask: Registration = (app, { db, events }) => {
+export const register: Registration = (app, { db, events }) => {
   app.post('/admin/v1/campaign-testers/:campaignTesterId/tasks/:taskId/complete', async (req, res) => {
     const orgScope = requireAdmin(req);
     const campaignTesterId = pathId(req.params.campaignTesterId, 'campaign tester');

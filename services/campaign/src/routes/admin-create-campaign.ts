@@ -12,7 +12,7 @@ const CreateCampaignRequestSchema = z.strictObject({
 });
 
 /** POST /admin/v1/sites/:siteId/campaigns {name}: a Draft campaign in the site's organisation. */
-export const adminCreateCampaign: Registration = (app, { db, events }) => {
+export const register: Registration = (app, { db, events }) => {
   app.post('/admin/v1/sites/:siteId/campaigns', async (req, res) => {
     const orgScope = requireAdmin(req);
     const siteId = pathId(req.params.siteId, 'site');

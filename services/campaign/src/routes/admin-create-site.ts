@@ -15,7 +15,7 @@ const CreateSiteRequestSchema = z.strictObject({
 });
 
 /** POST /admin/v1/organizations/:orgId/sites {name, url?}. The gateway has checked the organisation exists. */
-export const adminCreateSite: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.post('/admin/v1/organizations/:orgId/sites', async (req, res) => {
     const orgId = adminOrgId(req);
     const body = parseBody(CreateSiteRequestSchema, req.body);

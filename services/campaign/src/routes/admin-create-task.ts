@@ -14,7 +14,7 @@ const CreateTaskSchema = z.strictObject({
 });
 
 /** POST /admin/v1/campaigns/:id/tasks {title, required}: 201 {id, title, required}. */
-export const adminCreateTask: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.post('/admin/v1/campaigns/:id/tasks', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

@@ -13,7 +13,7 @@ const CreateTesterSchema = PersonSchema.extend({
 });
 
 /** POST /admin/v1/campaigns/:id/testers {name, email, preview?}: 201 {id, name, email, preview, status}. */
-export const adminCreateTester: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.post('/admin/v1/campaigns/:id/testers', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

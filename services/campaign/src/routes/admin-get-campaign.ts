@@ -4,7 +4,7 @@ import { findCampaign } from '../storage/campaigns.ts';
 import type { Registration } from './context.ts';
 
 /** GET /admin/v1/campaigns/:id: one campaign of any organisation (a console member: of theirs), in the public shape. */
-export const adminGetCampaign: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.get('/admin/v1/campaigns/:id', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

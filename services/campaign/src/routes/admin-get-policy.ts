@@ -8,7 +8,7 @@ import type { Registration } from './context.ts';
  * `{doNotLaunch: {minSeverity, maxOpen}, atRisk: {minSeverity, maxOpen}}` (the default until
  * an operator replaced them). Semantics: domain/launch-policy.ts and docs/readiness.md.
  */
-export const adminGetPolicy: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.get('/admin/v1/campaigns/:id/policy', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

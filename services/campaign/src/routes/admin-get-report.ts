@@ -4,7 +4,7 @@ import { getReport } from '../storage/report.ts';
 import type { Registration } from './context.ts';
 
 /** GET /admin/v1/campaigns/:id/report: the current version, its seal and counts, every entry. */
-export const adminGetReport: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.get('/admin/v1/campaigns/:id/report', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

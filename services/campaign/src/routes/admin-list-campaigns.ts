@@ -5,7 +5,7 @@ import { listCampaigns } from '../storage/campaigns.ts';
 import type { Registration } from './context.ts';
 
 /** GET /admin/v1/organizations/:orgId/campaigns?status= : as the public list, for any organisation. */
-export const adminListCampaigns: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.get('/admin/v1/organizations/:orgId/campaigns', async (req, res) => {
     const orgId = adminOrgId(req);
     const query = parseQuery(CampaignListQuerySchema, req.query);

@@ -4,7 +4,7 @@ import { listSigners } from '../storage/report.ts';
 import type { Registration } from './context.ts';
 
 /** GET /admin/v1/campaigns/:id/signers: every signer, oldest first. */
-export const adminListSigners: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.get('/admin/v1/campaigns/:id/signers', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

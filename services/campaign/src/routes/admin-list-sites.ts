@@ -4,7 +4,7 @@ import { listSites } from '../storage/sites.ts';
 import type { Registration } from './context.ts';
 
 /** GET /admin/v1/organizations/:orgId/sites: the organisation's sites, newest first. */
-export const adminListSites: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.get('/admin/v1/organizations/:orgId/sites', async (req, res) => {
     const orgId = adminOrgId(req);
     const rows = await listSites(db, orgId);

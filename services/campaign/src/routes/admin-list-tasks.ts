@@ -4,7 +4,7 @@ import { listTasks } from '../storage/testers.ts';
 import type { Registration } from './context.ts';
 
 /** GET /admin/v1/campaigns/:id/tasks: every task, oldest first (docs/api.md, decision 44). */
-export const adminListTasks: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.get('/admin/v1/campaigns/:id/tasks', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

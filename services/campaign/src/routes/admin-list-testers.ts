@@ -7,7 +7,7 @@ import type { Registration } from './context.ts';
  * GET /admin/v1/campaigns/:id/testers: every tester, oldest first, each with the tasks it has
  * completed (the shape of a completion's answer; docs/api.md, decision 44).
  */
-export const adminListTesters: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.get('/admin/v1/campaigns/:id/testers', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

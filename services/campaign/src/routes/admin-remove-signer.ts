@@ -6,7 +6,7 @@ import type { Registration } from './context.ts';
  * DELETE /admin/v1/campaigns/:id/signers/:signerId: 204; the signer and its entries go. The
  * remaining signers may all be in on the current version, which seals it.
  */
-export const adminRemoveSigner: Registration = (app, { db, events }) => {
+export const register: Registration = (app, { db, events }) => {
   app.delete('/admin/v1/campaigns/:id/signers/:signerId', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

@@ -33,7 +33,7 @@ const LaunchPolicySchema = z
  * with the policy. Unknown properties, missing fields, bad severities, negative or fractional
  * counts and an AtRisk threshold more severe than the DoNotLaunch one are 422.
  */
-export const adminReplacePolicy: Registration = (app, { db, events, metrics }) => {
+export const register: Registration = (app, { db, events, metrics }) => {
   app.put('/admin/v1/campaigns/:id/policy', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { RouteRegistration } from '@preflight/service-kit';
 import type { Kysely } from '@preflight/db';
 import type { CampaignMetrics } from '../metrics.ts';
 import type { EventTarget } from '../storage/outbox.ts';
@@ -12,4 +12,4 @@ export interface RouteContext {
   metrics: CampaignMetrics;
 }
 
-export type Registration = (app: Express, ctx: RouteContext) => void;
+export type Registration = RouteRegistration<RouteContext>;

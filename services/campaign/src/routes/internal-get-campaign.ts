@@ -8,7 +8,7 @@ import type { Registration } from './context.ts';
  * never routes /internal, so there is no caller to check; the answer carries the orgId for
  * the reader to scope by.
  */
-export const internalGetCampaign: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.get('/internal/v1/campaigns/:id', async (req, res) => {
     const id = pathId(req.params.id, 'campaign');
     const campaign = await findCampaign(db, id);

@@ -5,7 +5,7 @@ import { listCampaigns } from '../storage/campaigns.ts';
 import type { Registration } from './context.ts';
 
 /** GET /api/v1/campaigns?status= : the calling key's organisation's campaigns, newest first, not paged. */
-export const publicListCampaigns: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.get('/api/v1/campaigns', async (req, res) => {
     const { orgId } = requireApiKey(req);
     const query = parseQuery(CampaignListQuerySchema, req.query);

@@ -22,7 +22,7 @@ const CreateInvitation = z
  * `role`, valid CONSOLE_INVITATION_TTL_SECONDS. The link (with its token) is in this answer
  * only. The operator invites an organisation's first Owner this way.
  */
-export const adminCreateInvitation: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.post('/admin/v1/organizations/:orgId/invitations', async (req, res) => {
     const { orgId, actor } = orgAndActor(req);
     const body = parseBody(CreateInvitation, req.body);

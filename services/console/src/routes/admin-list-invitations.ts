@@ -6,7 +6,7 @@ import type { Registration } from './context.ts';
 import { toInvitationView } from './views.ts';
 
 /** GET /admin/v1/organizations/:orgId/invitations: the pending ones (not used, revoked or expired), newest first, without tokens. */
-export const adminListInvitations: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.get('/admin/v1/organizations/:orgId/invitations', async (req, res) => {
     const { orgId, actor } = orgAndActor(req);
     allow(managesPeople(actor));

@@ -6,7 +6,7 @@ import { allow, orgAndActor } from './people.ts';
 import { toMemberView } from './views.ts';
 
 /** GET /admin/v1/organizations/:orgId/members: everyone in the organisation, longest-standing first. */
-export const adminListMembers: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.get('/admin/v1/organizations/:orgId/members', async (req, res) => {
     const { orgId, actor } = orgAndActor(req);
     allow(managesPeople(actor));

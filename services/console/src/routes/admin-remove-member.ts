@@ -10,7 +10,7 @@ import { revokeSessions } from './revoke.ts';
  * ends. Admins never remove Owners (403); the last Owner stays (409). The account remains
  * (for their other organisations and later invitations).
  */
-export const adminRemoveMember: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.delete('/admin/v1/organizations/:orgId/members/:userId', async (req, res) => {
     const { orgId, actor } = orgAndActor(req);
     const userId = pathId(req.params.userId, 'member');

@@ -5,7 +5,7 @@ import type { Registration } from './context.ts';
 import { allow, orgAndActor } from './people.ts';
 
 /** DELETE /admin/v1/organizations/:orgId/invitations/:invitationId: the link stops working at once; 404 when there is no pending one by that id. */
-export const adminRevokeInvitation: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.delete('/admin/v1/organizations/:orgId/invitations/:invitationId', async (req, res) => {
     const { orgId, actor } = orgAndActor(req);
     allow(managesPeople(actor));

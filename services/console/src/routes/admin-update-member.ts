@@ -14,7 +14,7 @@ const UpdateMember = z.object({ role: z.enum(MEMBER_ROLES as [MemberRole, ...Mem
  * make or unmake Owners (403); the last Owner keeps the role (409). A change ends every
  * session of that user, so the new role applies from their next sign-in.
  */
-export const adminUpdateMember: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.patch('/admin/v1/organizations/:orgId/members/:userId', async (req, res) => {
     const { orgId, actor } = orgAndActor(req);
     const userId = pathId(req.params.userId, 'member');

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { RouteRegistration } from '@preflight/service-kit';
 import type { Kysely } from '@preflight/db';
 import type { Logger } from '@preflight/log';
 import type { ConsoleMetrics } from '../metrics.ts';
@@ -16,4 +16,4 @@ export interface RouteContext {
   invitationTtlSeconds: number;
 }
 
-export type Registration = (app: Express, ctx: RouteContext) => void;
+export type Registration = RouteRegistration<RouteContext>;

@@ -1,10 +1,7 @@
-import { adminCreateInvitation } from './admin-create-invitation.ts';
-import { adminListInvitations } from './admin-list-invitations.ts';
-import { adminListMembers } from './admin-list-members.ts';
-import { adminRemoveMember } from './admin-remove-member.ts';
-import { adminRevokeInvitation } from './admin-revoke-invitation.ts';
-import { adminUpdateMember } from './admin-update-member.ts';
-import type { Registration } from './context.ts';
+import { endpointsOwnedBy } from '@preflight/contract';
+import { routesFromFiles } from '@preflight/service-kit';
+import type { RouteContext } from './context.ts';
 
-/** The members API (libs/contract manifest/console.ts). The pages under /console are web/router.ts's. */
-export const registrations: Registration[] = [adminCreateInvitation, adminListInvitations, adminRevokeInvitation, adminListMembers, adminUpdateMember, adminRemoveMember];
+// The members API (libs/contract manifest/console.ts). The pages under /console are web/router.ts's.
+/** One route file per manifest entry this service owns (libs/contract `routeFileOf` names it). */
+export const registrations = await routesFromFiles<RouteContext>(endpointsOwnedBy('console'), (file) => import(`./${file}.ts`));

@@ -26,7 +26,7 @@ const DeliveryLogQuerySchema = z.object({
  * member sees the logs of their organisation's endpoints that exist (the webhook service is
  * asked first), another organisation's being 404.
  */
-export const adminListDeliveries: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.get('/admin/v1/webhooks/:id/deliveries', async (req, res) => {
     const orgScope = requireAdmin(req);
     const endpointId = pathId(req.params.id, 'webhook');

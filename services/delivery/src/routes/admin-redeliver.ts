@@ -11,7 +11,7 @@ import { operatorEndpoint, requireOwnEndpoint } from './webhook-lookup.ts';
  * delivery's first attempt. 404 for an attempt this endpoint's log does not hold, 409 while
  * the endpoint is disabled.
  */
-export const adminRedeliver: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.post('/admin/v1/webhooks/:id/deliveries/:deliveryId/redeliver', async (req, res) => {
     const orgScope = requireAdmin(req);
     const endpointId = pathId(req.params.id, 'webhook');

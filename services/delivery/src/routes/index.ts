@@ -1,9 +1,6 @@
-import { onlyFrom } from '@preflight/service-auth';
-import { adminListDeliveries } from './admin-list-deliveries.ts';
-import { adminRecover } from './admin-recover.ts';
-import { adminRedeliver } from './admin-redeliver.ts';
-import { adminTestSend } from './admin-test-send.ts';
-import type { Registration } from './context.ts';
-import { internalEndpointStats } from './internal-endpoint-stats.ts';
+import { endpointsOwnedBy } from '@preflight/contract';
+import { routesFromFiles } from '@preflight/service-kit';
+import type { RouteContext } from './context.ts';
 
-export const registrations: Registration[] = [adminListDeliveries, adminRedeliver, adminRecover, adminTestSend, onlyFrom(['webhook'], internalEndpointStats)];
+/** One route file per manifest entry this service owns (libs/contract `routeFileOf` names it). */
+export const registrations = await routesFromFiles<RouteContext>(endpointsOwnedBy('delivery'), (file) => import(`./${file}.ts`));

@@ -12,7 +12,7 @@ const StatsRequestSchema = z.object({ ids: z.array(z.uuid({ error: 'ids must be 
  * POST /internal/v1/endpoint-stats `{ids}`: for the webhook service's admin list, each
  * endpoint's `stats` (admin-api-v1.md). The gateway never routes /internal.
  */
-export const internalEndpointStats: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.post('/internal/v1/endpoint-stats', async (req, res) => {
     const { ids } = parseBody(StatsRequestSchema, req.body);
     sendJson(req, res, 200, { stats: await endpointStats(db, ids.map((id) => id.toLowerCase())) });

@@ -6,7 +6,7 @@ import { createWebhook } from './create-webhook.ts';
  * POST /admin/v1/organizations/:orgId/webhooks (admin-api-v1.md, "Webhook settings"): the
  * public create with source `dashboard`. The gateway answers 404 for an unknown organisation.
  */
-export const adminCreateWebhook: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.post('/admin/v1/organizations/:orgId/webhooks', async (req, res) => {
     const orgId = adminOrgId(req);
     const created = await createWebhook(ctx, req.body, orgId, 'dashboard');

@@ -4,7 +4,7 @@ import { enableWebhook } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
 
 /** POST /admin/v1/webhooks/:id/enable: re-enables (idempotently) and resets the failure streak. */
-export const adminEnableWebhook: Registration = (app, { db, logger, signal }) => {
+export const register: Registration = (app, { db, logger, signal }) => {
   app.post('/admin/v1/webhooks/:id/enable', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'webhook');

@@ -21,7 +21,7 @@ async function statsOrNothing(delivery: DeliveryClient, ids: string[], logger: L
 }
 
 /** GET /admin/v1/organizations/:orgId/webhooks: the public shape plus consecutiveFailures, disabledAt and stats. */
-export const adminListWebhooks: Registration = (app, { db, delivery, logger }) => {
+export const register: Registration = (app, { db, delivery, logger }) => {
   app.get('/admin/v1/organizations/:orgId/webhooks', async (req, res) => {
     const orgId = adminOrgId(req);
     const rows = await listWebhooks(db, orgId);

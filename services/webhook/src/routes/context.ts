@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { RouteRegistration } from '@preflight/service-kit';
 import type { Kysely } from '@preflight/db';
 import type { Logger } from '@preflight/log';
 import type { DeliveryClient } from '../clients/delivery-client.ts';
@@ -22,4 +22,4 @@ export interface RouteContext {
   delivery: DeliveryClient;
 }
 
-export type Registration = (app: Express, ctx: RouteContext) => void;
+export type Registration = RouteRegistration<RouteContext>;

@@ -12,7 +12,7 @@ const DeliveryOutcomeSchema = z.strictObject({
  * each delivery's final outcome (after its retries); 5 consecutive failures disable the
  * endpoint (spec 6.5 rule 5). Answers the endpoint's state after the update.
  */
-export const internalDeliveryOutcome: Registration = (app, { db, logger }) => {
+export const register: Registration = (app, { db, logger }) => {
   app.post('/internal/v1/webhooks/:id/delivery-outcome', async (req, res) => {
     const id = pathId(req.params.id, 'webhook');
     const { delivered } = parseBody(DeliveryOutcomeSchema, req.body);

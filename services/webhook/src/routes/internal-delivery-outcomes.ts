@@ -28,7 +28,7 @@ const DeliveryOutcomesSchema = z.strictObject({
  * reported one by one); the answer lists, in the same order, the endpoint's state after each
  * one, or `null` for an unknown (deleted) endpoint.
  */
-export const internalDeliveryOutcomes: Registration = (app, { db, logger }) => {
+export const register: Registration = (app, { db, logger }) => {
   app.post('/internal/v1/delivery-outcomes', async (req, res) => {
     const { outcomes } = parseBody(DeliveryOutcomesSchema, req.body);
     const reported = outcomes.map((o) => ({ id: o.webhookId.toLowerCase(), delivered: o.delivered }));

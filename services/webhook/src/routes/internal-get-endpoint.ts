@@ -11,7 +11,7 @@ import type { Registration } from './context.ts';
  * deployment's keys cannot open is logged as an error and answered `secretUnavailable: true`
  * with no secret when the caller asks for that (the send then waits for the key), else 409.
  */
-export const internalGetEndpoint: Registration = (app, { db, keys, logger, secretFailures }) => {
+export const register: Registration = (app, { db, keys, logger, secretFailures }) => {
   app.get('/internal/v1/webhooks/:id/endpoint', async (req, res) => {
     const id = pathId(req.params.id, 'webhook');
     const row = await endpointById(db, id);

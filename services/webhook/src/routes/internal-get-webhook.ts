@@ -9,7 +9,7 @@ import type { Registration } from './context.ts';
  * delivered to from one that does not exist, and whose an endpoint is when a console member
  * calls its admin routes. No secret or URL: `/endpoint` has those.
  */
-export const internalGetWebhook: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.get('/internal/v1/webhooks/:id', async (req, res) => {
     const id = pathId(req.params.id, 'webhook');
     const row = await webhookState(db, id);

@@ -22,7 +22,7 @@ const EndpointQuerySchema = z.object({
  * so the delivery service holds its deliveries until the key is back; a caller that does not
  * ask for that (a delivery service from before it) gets the endpoint left out, as before.
  */
-export const internalListEndpoints: Registration = (app, { db, keys, logger, secretFailures }) => {
+export const register: Registration = (app, { db, keys, logger, secretFailures }) => {
   app.get('/internal/v1/orgs/:orgId/endpoints', async (req, res) => {
     const orgId = pathId(req.params.orgId, 'organization');
     const { eventType } = parseQuery(EndpointQuerySchema, req.query);

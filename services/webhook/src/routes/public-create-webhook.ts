@@ -4,7 +4,7 @@ import type { Registration } from './context.ts';
 import { createWebhook } from './create-webhook.ts';
 
 /** POST /api/v1/webhooks (spec 4.9): an enabled endpoint with source `api`; the secret is shown only here. */
-export const publicCreateWebhook: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.post('/api/v1/webhooks', async (req, res) => {
     const caller = requireApiKey(req);
     const created = await createWebhook(ctx, req.body, caller.orgId, 'api');

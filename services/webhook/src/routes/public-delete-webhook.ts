@@ -3,7 +3,7 @@ import { deleteWebhook } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
 
 /** DELETE /api/v1/webhooks/:id (spec 4.10): 204; unknown, foreign and malformed ids are 404 alike. */
-export const publicDeleteWebhook: Registration = (app, { db, logger, signal }) => {
+export const register: Registration = (app, { db, logger, signal }) => {
   app.delete('/api/v1/webhooks/:id', async (req, res) => {
     const caller = requireApiKey(req);
     const id = pathId(req.params.id, 'webhook');

@@ -5,7 +5,7 @@ import { listWebhooks } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
 
 /** GET /api/v1/webhooks (spec 4.8): the organisation's endpoints, newest first, never a secret. */
-export const publicListWebhooks: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.get('/api/v1/webhooks', async (req, res) => {
     const caller = requireApiKey(req);
     const rows = await listWebhooks(db, caller.orgId);

@@ -18,7 +18,7 @@ const RecoverSchema = z.object({
  * Events of the time the endpoint was disabled were never attempted, so they are not among
  * them. 202 `{count}`; 409 while the endpoint is disabled.
  */
-export const adminRecover: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.post('/admin/v1/webhooks/:id/recover', async (req, res) => {
     const orgScope = requireAdmin(req);
     const endpointId = pathId(req.params.id, 'webhook');

@@ -18,7 +18,7 @@ const RotateSecretSchema = z.strictObject({
  * secret, shown only in this answer; the one it replaces keeps signing deliveries beside it for
  * `graceHours` (0: not at all). Rotating again during a grace drops the older previous secret.
  */
-export const adminRotateSecret: Registration = (app, { db, keys, logger, signal }) => {
+export const register: Registration = (app, { db, keys, logger, signal }) => {
   app.post('/admin/v1/webhooks/:id/secret/rotate', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'webhook');

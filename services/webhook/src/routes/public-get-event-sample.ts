@@ -7,7 +7,7 @@ import type { Registration } from './context.ts';
  * GET /api/v1/events/:eventKey/sample (spec 4.7): the envelope libs/events builds for real
  * deliveries, from representative data. Reserved (never emitted) and unknown names are 404.
  */
-export const publicEventSample: Registration = (app) => {
+export const register: Registration = (app) => {
   app.get('/api/v1/events/:eventKey/sample', (req, res) => {
     requireApiKey(req);
     const eventKey = req.params.eventKey;

@@ -17,7 +17,7 @@ const TestSendSchema = z.object({
  * real pipeline (signed, logged, retried). Allowed on a disabled endpoint, whatever its
  * filter; its outcome never counts towards disabling. 202 `{eventId, deliveryId}`.
  */
-export const adminTestSend: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.post('/admin/v1/webhooks/:id/test', async (req, res) => {
     const orgScope = requireAdmin(req);
     const endpointId = pathId(req.params.id, 'webhook');

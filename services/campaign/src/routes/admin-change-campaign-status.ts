@@ -20,7 +20,7 @@ const ChangeCampaignStatusRequestSchema = z.strictObject({
  * (domain/campaign-lifecycle.ts). A move the lifecycle forbids, including to the current
  * status, is a 409 naming the current status and the allowed targets.
  */
-export const adminChangeStatus: Registration = (app, { db, events }) => {
+export const register: Registration = (app, { db, events }) => {
   app.post('/admin/v1/campaigns/:id/status', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
