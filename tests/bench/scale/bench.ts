@@ -161,7 +161,7 @@ export async function runScale(s: ScaleSettings, onCleanup: Cleanup): Promise<Sc
   const deepFiltered = { big: lastPage(await filteredCount(BIG_CAMPAIGN)), small: lastPage(await filteredCount(smallCampaign(p))) };
   const midIssue = idOf(KIND.issue, Math.floor(p.bigCampaignIssues / 2));
   const smallIssue = idOf(KIND.issue, p.issues + Math.floor(p.small.issues / 2));
-  const filter = { status: 'InProgress', severity: 'High' };
+  const filter = { status: 'InProgress', severity: 'High' } as const;
   const plans = await explainAll([
     listIssuesSql(sys.schemas.issue, campaign(BIG_CAMPAIGN), 1),
     listIssuesSql(sys.schemas.issue, campaign(BIG_CAMPAIGN), deep.big),

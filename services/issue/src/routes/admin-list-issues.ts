@@ -1,7 +1,7 @@
 import { IssueListQuerySchema } from '@preflight/contract';
 import { parseQuery, pathId, requireAdmin, sendJson } from '@preflight/http';
 import { toIssuePage } from '../views/issue-view.ts';
-import { listIssues } from '../storage/issues.ts';
+import { listIssues } from '../storage/issue-list.ts';
 import type { Registration } from './context.ts';
 
 /** GET /admin/v1/campaigns/:id/issues: the public list, for a campaign of any organisation (a console member: of theirs). */

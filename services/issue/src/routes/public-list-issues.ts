@@ -1,7 +1,7 @@
 import { IssueListQuerySchema, type ResponseOf } from '@preflight/contract';
 import { parseQuery, pathId, requireApiKey, sendJson } from '@preflight/http';
 import { toIssuePage } from '../views/issue-view.ts';
-import { listIssues } from '../storage/issues.ts';
+import { listIssues } from '../storage/issue-list.ts';
 import type { Registration } from './context.ts';
 
 /** GET /api/v1/campaigns/:id/issues (public-api-v1.md 4.3). */

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from '@preflight/db';
-import { SEVERITY_RANK, type IssueSeverity, type IssueStatus } from '@preflight/contract';
+import { SEVERITY_RANK } from '@preflight/contract';
 import { INITIAL_ISSUE_STATUS } from '../domain/issue-workflow.ts';
 import { issueCreatedEvent } from '../domain/issue-events.ts';
 import type { IssueFields } from '../domain/issue-fields.ts';
@@ -25,8 +25,8 @@ export interface NewIssue {
 
 /**
  * Files issues of one campaign in one transaction: the next seqNumbers (consecutive, in the
- * given order), the rows, their first history entries (null → New) and their IssueCreated
- * outbox rows (revision 1) commit together. Both the public API and the dashboard create
+ * given order), the rows, their first history entries (null → New), the campaign's issue
+ * counts and their IssueCreated outbox rows (revision 1) commit together. Both the public API and the dashboard create
  * through here (storage/issue-filing.ts gathers concurrent requests of a campaign into one
  * call). Answers in the order given.
  */
@@ -43,6 +43,7 @@ export async function createIssues(
     // One statement, so the campaign's sequence-row lock (taken by the upsert, which is what
     // keeps seqNumber gapless under concurrency) is held across as few round trips as
     // possible; the sequence moves by n at once and the rows take its last n numbers in order.
+    // The issue counts' rows are taken after the sequence row (issue-counts.ts: lock order).
     const { rows } = await sql<{ id: string; seq_number: number; created_at: Date; revision: number }>`
       with seq as (
         insert into campaign_sequences (campaign_id, last_seq) values (${campaign.campaignId}, ${n})
@@ -70,10 +71,15 @@ export async function createIssues(
           page_title, browser_name, browser_version, operating_system, device_type, screen_resolution, screenshot_url, tester_email, reporter
         from seq, input
         order by input.ord
-        returning id, seq_number, created_at, revision
+        returning id, seq_number, severity_rank, created_at, revision
       ), history as (
         insert into issue_history (issue_id, from_status, to_status, reason)
         select id, null, ${INITIAL_ISSUE_STATUS}, null from issue order by seq_number
+      ), counted as (
+        -- The list's counts (issue-counts.ts), their rows taken in ascending severity_rank.
+        insert into issue_counts (campaign_id, severity_rank, status, n)
+        select ${campaign.campaignId}, severity_rank, ${INITIAL_ISSUE_STATUS}, count(*) from issue group by severity_rank order by severity_rank
+        on conflict (campaign_id, severity_rank, status) do update set n = issue_counts.n + excluded.n
       )
       select id, seq_number, created_at, revision from issue order by seq_number`.execute(trx);
     const created = rows.map((issue, i) => {
@@ -118,39 +124,4 @@ export async function findIssueDetail(
     .$narrowType<{ site_id: string }>();
   if (orgScope !== undefined) query = query.where('i.org_id', '=', orgScope);
   return query.executeTakeFirst();
-}
-
-/** The columns a list entry shows (views/issue-view.ts `toIssueSummary`), not the whole row. */
-export const ISSUE_SUMMARY_COLUMNS = ['id', 'seq_number', 'title', 'type', 'severity', 'status', 'assignee_name', 'page_url', 'created_at'] as const;
-export type IssueSummaryRow = Pick<IssueRow, (typeof ISSUE_SUMMARY_COLUMNS)[number]>;
-
-export interface IssueListFilter {
-  campaignId: string;
-  status?: IssueStatus | undefined;
-  severity?: IssueSeverity | undefined;
-  page: number;
-  pageSize: number;
-}
-
-/**
- * One page of a campaign's issues, most severe first. seqNumber is unique per campaign, so the
- * order is total and consecutive pages neither overlap nor skip.
- */
-export async function listIssues(db: Kysely<IssueDatabase>, filter: IssueListFilter): Promise<{ rows: IssueSummaryRow[]; total: number }> {
-  let base = db.selectFrom('issues').where('campaign_id', '=', filter.campaignId);
-  if (filter.status) base = base.where('status', '=', filter.status);
-  if (filter.severity) base = base.where('severity', '=', filter.severity);
-  const count = base.select((eb) => eb.fn.countAll<number>().as('n'));
-  // The page and the count in one statement (one round trip, one pooled connection); only a
-  // page past the end, which has no row to carry the count, asks for it again.
-  const page = await base
-    .select(ISSUE_SUMMARY_COLUMNS)
-    .select(count.as('total'))
-    .orderBy('severity_rank')
-    .orderBy('seq_number')
-    .limit(filter.pageSize)
-    .offset((filter.page - 1) * filter.pageSize)
-    .execute();
-  const total = page[0]?.total ?? (filter.page > 1 ? (await count.executeTakeFirstOrThrow()).n : 0);
-  return { rows: page.map(({ total: _total, ...row }) => row), total: Number(total) };
 }

@@ -67,9 +67,18 @@ export interface IssueHistoryTable {
   occurred_at: DefaultedTimestamp;
 }
 
+/** Issues of a campaign by severity and status; moved with every create and status change (storage/issue-counts.ts). */
+export interface IssueCountsTable {
+  campaign_id: string;
+  severity_rank: number;
+  status: IssueStatus;
+  n: number;
+}
+
 export interface IssueDatabase {
   campaign_directory: CampaignDirectoryTable;
   campaign_sequences: CampaignSequencesTable;
   issues: IssuesTable;
   issue_history: IssueHistoryTable;
+  issue_counts: IssueCountsTable;
 }

@@ -1,6 +1,7 @@
 import type { IssueListQuery, IssuePage, PublicIssue, PublicIssueSummary } from '@preflight/contract';
 import type { IssueHistoryRow } from '../storage/issue-history.ts';
-import type { IssueDetailRow, IssueSummaryRow } from '../storage/issues.ts';
+import type { IssueDetailRow } from '../storage/issues.ts';
+import type { IssueSummaryRow } from '../storage/issue-list.ts';
 
 /** Rows to the public shapes of public-api-v1.md section 2: every field present, null when unset. */
 export function toIssueSummary(row: IssueSummaryRow): PublicIssueSummary {

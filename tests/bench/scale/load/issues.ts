@@ -3,9 +3,9 @@ import { insertChunks } from './sessions.ts';
 import { BIG_CAMPAIGN, EMPTY_CAMPAIGN, KIND, OPEN_CAMPAIGN, hashSql, idSql, orgOfCampaignSql, smallCampaign, smallOpenCampaign, smallOrg, type ScalePlan } from './plan.ts';
 
 /**
- * The issue schema's rows (services/issue migrations 0001–0002): the campaign directory the
+ * The issue schema's rows (services/issue migrations 0001–0004): the campaign directory the
  * campaign events would have built, the issues with 3–5 history entries each, and the
- * per-campaign sequence counters that match them. Issues are numbered globally (`n`); a segment
+ * per-campaign sequence counters and issue counts that match them. Issues are numbered globally (`n`); a segment
  * is a run of numbers that maps onto one campaign, or round-robin onto many.
  */
 
@@ -107,6 +107,8 @@ export async function loadIssueSchema(clients: pg.Client[], schema: string, p: S
     insert,
     progress: (done) => log(`issue schema: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} issues, with their history`),
   });
-  // The counters the create path moves: the last seqNumber of every campaign that has issues.
+  // The counters the create path moves: the last seqNumber of every campaign that has issues,
+  // and the issue counts by severity and status the lists read (as migration 0004 fills them).
   await q(`insert into ${s}.campaign_sequences (campaign_id, last_seq) select campaign_id, max(seq_number) from ${s}.issues group by campaign_id`);
+  await q(`insert into ${s}.issue_counts (campaign_id, severity_rank, status, n) select campaign_id, severity_rank, status, count(*) from ${s}.issues group by 1, 2, 3`);
 }

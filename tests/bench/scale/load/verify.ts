@@ -6,7 +6,7 @@ import { BIG_CAMPAIGN, KIND, OPEN_CAMPAIGN, idOf, type ScalePlan } from './plan.
 /**
  * Proof that the services take the loaded rows as their own, before anything is measured on
  * them: the API shows the loaded counts and history, and a status change of a loaded issue
- * goes through the issue service (its revision and history) and the campaign service's
+ * goes through the issue service (its revision, history and list counts) and the campaign service's
  * readiness consumer (the projection row moves to the next revision and the statistics stay
  * consistent with the rows). Throws on the first mismatch.
  */
@@ -50,6 +50,14 @@ export async function verifyLoad(sys: RunningSystem, p: ScalePlan, apiKey: strin
       [idOf(KIND.campaign, OPEN_CAMPAIGN)],
     );
     if (rows[0]?.stored !== rows[0]?.counted) throw new Error(`the all-open campaign's statistics say ${rows[0]?.stored} open, its projection has ${rows[0]?.counted}`);
+    // The issue service's list counts (loaded, then moved by the change) still match its issues.
+    const i = `"${sys.schemas.issue}"`;
+    const { rows: drift } = await client.query<{ n: number }>(
+      `select count(*)::int as n from (select severity_rank, status, count(*)::int as n from ${i}.issues where campaign_id = $1 group by 1, 2) t
+       full join (select * from ${i}.issue_counts where campaign_id = $1 and n <> 0) c using (severity_rank, status) where t.n is distinct from c.n`,
+      [idOf(KIND.campaign, OPEN_CAMPAIGN)],
+    );
+    if (drift[0]!.n !== 0) throw new Error(`the all-open campaign's issue counts differ from its issues in ${drift[0]!.n} (severity, status) pairs`);
   });
   log(`verified: the API lists the loaded issues and history; a loaded issue's status change reached the readiness projection (revision ${revision})`);
 }

@@ -1,0 +1,70 @@
+import { sql, type Kysely } from '@preflight/db';
+import { SEVERITY_RANK, type IssueSeverity, type IssueStatus } from '@preflight/contract';
+import type { IssueRow } from './issues.ts';
+import type { IssueDatabase } from './schema.ts';
+
+/** The columns a list entry shows (views/issue-view.ts `toIssueSummary`), not the whole row. */
+export const ISSUE_SUMMARY_COLUMNS = ['id', 'seq_number', 'title', 'type', 'severity', 'status', 'assignee_name', 'page_url', 'created_at'] as const;
+export type IssueSummaryRow = Pick<IssueRow, (typeof ISSUE_SUMMARY_COLUMNS)[number]>;
+
+export interface IssueListFilter {
+  campaignId: string;
+  status?: IssueStatus | undefined;
+  severity?: IssueSeverity | undefined;
+  page: number;
+  pageSize: number;
+}
+
+/** A row of the statement: the total, and a page's entry or (past the end) nulls. */
+type ListRow = { [K in keyof IssueSummaryRow]: IssueSummaryRow[K] | null } & { total: number; severity_rank: number | null };
+
+/**
+ * One page of a campaign's issues, most severe first, then by seqNumber (unique per campaign,
+ * so the order is total and consecutive pages neither overlap nor skip), with the total of the
+ * filter. The cost does not grow with the campaign (docs/issue-lists.md): the total is a sum of
+ * the campaign's issue counts (issue-counts.ts), which also place the page's first row in one
+ * severity; only within that severity is there an OFFSET, over an index-only scan; the page
+ * itself is a seek from that row. One statement, so counts and rows are of one snapshot; a page
+ * past the end is one row of nulls carrying the total.
+ */
+export function listIssuesQuery(filter: IssueListFilter) {
+  const offset = (filter.page - 1) * filter.pageSize;
+  // Both filters are equalities on leading columns of an index in the list's order:
+  // (campaign_id, severity_rank, seq_number) without a status, (campaign_id, status, severity_rank, seq_number) with one.
+  const status = filter.status ? sql`and i.status = ${filter.status}` : sql``;
+  const severity = filter.severity ? sql`and i.severity_rank = ${SEVERITY_RANK[filter.severity]}::smallint` : sql``;
+  const columns = sql.join(ISSUE_SUMMARY_COLUMNS.map((c) => sql.ref(`i.${c}`)));
+  return sql<ListRow>`
+    with groups as (
+      select i.severity_rank, sum(i.n)::bigint as n from issue_counts i
+      where i.campaign_id = ${filter.campaignId} ${status} ${severity}
+      group by i.severity_rank
+    ), placed as (
+      select severity_rank, n, ${offset}::bigint - (sum(n) over (order by severity_rank) - n)::bigint as skip from groups
+    ), start as (
+      select severity_rank, skip from placed where skip >= 0 and skip < n order by severity_rank limit 1
+    ), first_row as (
+      select k.severity_rank, k.seq_number from start cross join lateral (
+        select i.severity_rank, i.seq_number from issues i
+        where i.campaign_id = ${filter.campaignId} ${status} and i.severity_rank = start.severity_rank
+        order by i.seq_number offset start.skip limit 1
+      ) k
+    )
+    select t.total, p.* from (select coalesce(sum(n), 0)::integer as total from groups) t
+    left join lateral (
+      select ${columns}, i.severity_rank from issues i
+      where i.campaign_id = ${filter.campaignId} ${status} ${severity}
+        -- Scalar subqueries: parameters of the index scan's condition, not a join's filter.
+        and (i.severity_rank, i.seq_number) >= ((select severity_rank from first_row), (select seq_number from first_row))
+      order by i.severity_rank, i.seq_number
+      limit ${filter.pageSize}
+    ) p on true
+    order by p.severity_rank, p.seq_number`;
+}
+
+export async function listIssues(db: Kysely<IssueDatabase>, filter: IssueListFilter): Promise<{ rows: IssueSummaryRow[]; total: number }> {
+  const { rows } = await listIssuesQuery(filter).execute(db);
+  const total = rows[0]?.total ?? 0;
+  const page = rows.filter((r): r is ListRow & IssueSummaryRow => r.id !== null);
+  return { rows: page.map(({ total: _total, severity_rank: _rank, ...row }) => row), total };
+}
