@@ -246,6 +246,20 @@ describe('GET /api/v1/campaigns/{id}/issues', () => {
     const max = await call(sys, 'GET', `/api/v1/campaigns/${tenant.campaign.id}/issues?pageSize=200`, { apiKey: tenant.keys.r!.key });
     expect(max.status).toBe(200);
   });
+
+  it('moves an issue between the filters\' totals when its status changes, and answers a page past the end with the total', async () => {
+    const own = await freshTenant(sys, { rw: ['read', 'write'] });
+    const key = own.keys.rw!.key;
+    const ids: string[] = [];
+    for (const severity of ['High', 'Low', 'High']) ids.push((await fileIssue(own.campaign.id, { title: `Moving ${severity}`, severity, type: 'Bug' }, key)).body.id);
+    const list = async (query: string) => (await call(sys, 'GET', `/api/v1/campaigns/${own.campaign.id}/issues?${query}`, { apiKey: key })).body;
+    const moved = await call(sys, 'POST', `/admin/v1/issues/${ids[2]}/status`, { token: sys.adminToken, body: { to: 'InProgress' } });
+    expect(moved.status).toBe(200);
+    expect(await list('status=New')).toMatchObject({ total: 2, hasMore: false });
+    expect((await list('status=InProgress&severity=High')).items.map((i: { id: string }) => i.id)).toEqual([ids[2]]);
+    expect(await list('severity=High&page=2&pageSize=1')).toMatchObject({ total: 2, hasMore: false, items: [expect.objectContaining({ id: ids[2], status: 'InProgress' })] });
+    expect(await list('page=4&pageSize=1')).toEqual({ items: [], page: 4, pageSize: 1, total: 3, hasMore: false });
+  });
 });
 
 describe('tenant isolation and missing resources', () => {
