@@ -33,6 +33,8 @@ export interface ScaleSettings extends Omit<SystemBenchSettings, 'compareDuratio
   /** Events/s published for the fan-out p99 (deliveries/s = × 50). */
   fanoutRate: number;
   sweepWindowS: number;
+  /** Leave the loaded schemas behind (renamed `<schema>_kept`) for EXPLAIN work, instead of dropping them. */
+  keepSchemas?: boolean;
 }
 
 export const DEFAULT_SCALE_SETTINGS: ScaleSettings = {
@@ -82,6 +84,17 @@ export interface ScaleReport extends SystemReport<ScaleSettings> {
 
 const log = (msg: string) => process.stderr.write(`[bench:scale] ${msg}\n`);
 
+/** Renames every schema of the system to `<schema>_kept` (under the DDL lock migrations and drops take) and says how to remove them. */
+async function keepSchemas(schemas: Record<string, string>): Promise<void> {
+  const kept = Object.entries(schemas).map(([service, schema]) => ({ service, from: schema, to: `${schema}_kept` }));
+  await withBenchClient(async (client) => {
+    await client.query(`select pg_advisory_lock(hashtext('preflight:schema-ddl'))`);
+    for (const k of kept) await client.query(`alter schema "${k.from}" rename to "${k.to}"`);
+  });
+  log(`kept the loaded schemas (SCALE_BENCH_KEEP): ${kept.map((k) => `${k.service} ${k.to}`).join(', ')}`);
+  log(`remove them when done: psql -h 127.0.0.1 -U postgres postgres -c 'drop schema ${kept.map((k) => `"${k.to}"`).join(', ')} cascade'`);
+}
+
 /** Every service's Postgres pool: the server's 100 connections are shared with whatever else runs on the machine. */
 const POOL = '4';
 
@@ -92,6 +105,8 @@ export async function runScale(s: ScaleSettings, onCleanup: Cleanup): Promise<Sc
   // Retention off until the sweep phase turns it on: a sweep must not run in another phase.
   const env = { LOG_LEVEL: s.logLevel, RATE_LIMIT_MAX: '1000000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', DB_POOL_MAX: POOL, DELIVERY_LOG_RETENTION_DAYS: '0', ...s.serviceEnv };
   const sys: RunningSystem = await startBenchSystem({ env, cpuProfDir: s.cpuProfDir, replicas: {}, standIn: receivers, onCleanup, log });
+  // Undone before the system stops (cleanup runs last-in first): the renamed schemas escape its drop.
+  if (s.keepSchemas) onCleanup(() => keepSchemas(sys.schemas));
   /** Every service's processes, as they are now (the sweep phase restarts the delivery service). */
   const pids = () => Object.fromEntries(Object.entries(sys.replicas).map(([name, procs]) => [name, procs.map((x) => x.child.pid ?? 0)]));
   // Before each window: the consumers have worked off what the previous one produced.

@@ -7,7 +7,10 @@ import { scaleMarkdown } from './markdown.ts';
  * load takes minutes and gigabytes, so a plain `npm run bench` leaves it out). Honours
  * `--scale=<fraction>` (default 1: the issue's full data set), `--quick`, `--no-write`,
  * `--note`, `--cpu-prof=DIR` and `--service-env=K=V`. Writes its section of docs/benchmarks.md
- * (`<!-- bench:scale:start -->` … `end`) after a complete run; cleans up after itself.
+ * (`<!-- bench:scale:start -->` … `end`) after a complete run; cleans up after itself, except
+ * that with `SCALE_BENCH_KEEP=1` in its environment it leaves the loaded schemas behind, renamed
+ * `<schema>_kept`, and prints their names and the statement that drops them (to EXPLAIN on the
+ * loaded data after the run; an environment variable because run.ts takes no unknown option).
  */
 export interface ScaleCliArgs extends BenchCliArgs {
   scale?: string | undefined;
@@ -24,7 +27,8 @@ export async function runScaleBench(args: ScaleCliArgs): Promise<void> {
   }
   // One process per service (no replica option): the figures are per process, RSS included.
   const { replicas: _one, ...system } = systemCliSettings<'scale-replicas'>(args, 'scale-replicas', 1);
-  const settings: ScaleSettings = { ...DEFAULT_SCALE_SETTINGS, ...(args.quick ? QUICK_SCALE_SETTINGS : {}), ...system, scale };
+  const keepSchemas = process.env.SCALE_BENCH_KEEP === '1';
+  const settings: ScaleSettings = { ...DEFAULT_SCALE_SETTINGS, ...(args.quick ? QUICK_SCALE_SETTINGS : {}), ...system, scale, keepSchemas };
   await runBenchEntry({
     name: 'scale',
     args,

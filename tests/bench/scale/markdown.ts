@@ -84,6 +84,6 @@ export function scaleMarkdown(r: ScaleReport, command: string, note: string | un
   out.push(table(['phase', ...services, 'load average (1 min) at its end'], r.rss.map((x) => [x.phase, ...services.map((sv) => (x.mb[sv] ?? NaN).toFixed(0)), x.load1.toFixed(2)])));
   out.push('');
   out.push('Rerun: `npm run bench -w tests -- --only=scale` (the full data set by default: on this machine about 2 minutes of loading and 4.3 GB of disk, see Loading); `--scale=0.01` for a small copy, `--quick` for short windows. ' +
-    'It removes every schema, stream and process it made, also on Ctrl-C.');
+    'It removes every schema, stream and process it made, also on Ctrl-C; with `SCALE_BENCH_KEEP=1` in its environment it leaves the loaded schemas behind (renamed `<schema>_kept`, names printed) for EXPLAIN work.');
   return out.join('\n');
 }

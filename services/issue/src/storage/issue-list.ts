@@ -34,6 +34,7 @@ export function listIssuesQuery(filter: IssueListFilter) {
   const status = filter.status ? sql`and i.status = ${filter.status}` : sql``;
   const severity = filter.severity ? sql`and i.severity_rank = ${SEVERITY_RANK[filter.severity]}::smallint` : sql``;
   const columns = sql.join(ISSUE_SUMMARY_COLUMNS.map((c) => sql.ref(`i.${c}`)));
+  // `i` names issue_counts in `groups` too, so the same filter fragments apply to both tables.
   return sql<ListRow>`
     with groups as (
       select i.severity_rank, sum(i.n)::bigint as n from issue_counts i
