@@ -106,6 +106,7 @@ export function deliveryService(resolveHost?: Resolver): ServiceSpec<DeliveryDat
         endpoints,
         handoff: work,
         leaseMs: schedulerLeaseMs(config.DELIVERY_ATTEMPT_TIMEOUT_MS),
+        maxUnstored: config.DELIVERY_MAX_UNSTORED,
         logger,
       });
       unstoredGauge(registry, fan.unstored);

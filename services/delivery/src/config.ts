@@ -51,6 +51,10 @@ export const deliveryConfigShape = {
   // (their attempts, inbox rows and what is left to do, one commit, one outcome report). The
   // attempts do not wait for it: only the delivery log and the ack trail by this much.
   DELIVERY_FANOUT_GATHER_MS: env.int(25, { min: 0, max: 1_000 }),
+  // New deliveries held in memory before their rows are stored (started early, or waiting for
+  // room at their endpoint), per replica: an event that would go beyond is stored first and
+  // claimed. Bounds the fan-out's memory whatever the endpoint count and the stream's backlog.
+  DELIVERY_MAX_UNSTORED: env.int(4_000, { min: 0, max: 100_000 }),
   // Safety poll of the scheduler besides NOTIFY and its own timers.
   DELIVERY_POLL_INTERVAL_MS: env.int(1_000, { min: 10, max: 60_000 }),
 

@@ -151,4 +151,14 @@ describe('EndpointDirectory', () => {
     await f.dir.endpointsFor(ORG, 'A'); // the oldest was dropped for D
     expect(f.calls).toHaveLength(5);
   });
+
+  it('drops expired answers at the next miss after a TTL, not only when full', async () => {
+    const f = fixture(2_000); // room for 3 entries
+    await f.dir.endpointsFor(ORG, 'A');
+    await f.dir.endpointsFor(OTHER, 'B');
+    expect(f.dir.size).toBe(2);
+    f.tick(2_000);
+    await f.dir.endpointsFor(ORG, 'C');
+    expect(f.dir.size).toBe(1);
+  });
 });

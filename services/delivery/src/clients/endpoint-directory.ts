@@ -32,6 +32,8 @@ export class EndpointDirectory {
   readonly #byOrg = new Map<string, Set<string>>();
   /** Keys being refreshed in the background (one call each at a time). */
   readonly #refreshing = new Set<string>();
+  /** When expired answers were last dropped: at most once per TTL, on a miss. */
+  #sweptAt = 0;
 
   constructor(
     private readonly client: Pick<WebhookClient, 'endpointsFor'>,
@@ -47,7 +49,9 @@ export class EndpointDirectory {
     const hit = this.#entries.get(key);
     if (hit && now - hit.at < this.ttlMs) return hit.endpoints;
     if (hit) this.#delete(orgId, key);
-    if (this.#entries.size >= this.maxEntries) this.#evictExpired(now);
+    // Expired answers go within a TTL or two, not only once the map is full: what is held
+    // is the endpoints of the organisations seen lately, not of every one ever seen.
+    if (now - this.#sweptAt >= this.ttlMs || this.#entries.size >= this.maxEntries) this.#evictExpired(now);
     const endpoints = this.client.endpointsFor(orgId, eventType);
     const entry: Entry = { at: now, endpoints };
     this.#entries.set(key, entry);
@@ -137,7 +141,13 @@ export class EndpointDirectory {
     if (keys?.size === 0) this.#byOrg.delete(orgId);
   }
 
+  /** Answers held (per organisation and event type). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
   #evictExpired(now: number): void {
+    this.#sweptAt = now;
     for (const [key, entry] of this.#entries) {
       if (now - entry.at >= this.ttlMs) this.#delete(key.slice(0, key.indexOf(' ')), key);
     }

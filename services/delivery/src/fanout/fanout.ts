@@ -1,10 +1,10 @@
-import type { BatchEventHandler, ConsumedEvent } from '@preflight/bus';
-import { decodeEvent, envelopesFor, kindOfSubject, kindOfType } from '@preflight/events';
+import type { BatchEventHandler, ConsumedEvent, TransactionHooks } from '@preflight/bus';
+import type { Kysely } from '@preflight/db';
 import type { Logger } from '@preflight/log';
 import type { EndpointDirectory } from '../clients/endpoint-directory.ts';
-import { newDeliveryId } from '../domain/ids.ts';
 import { storeFanout, type AttemptCompletion, type ClaimedDelivery, type NewDelivery, type NewEnvelope, type WrittenAttempt } from '../storage/deliveries.ts';
 import { EarlyEvent, type EarlyDelivery, type EarlyRecord } from './early-start.ts';
+import { planOf, routeOf, rowsOf, type Plan } from './plan.ts';
 import type { DeliveryDatabase } from '../storage/schema.ts';
 
 /** The durable consumer of every domain event; also labels its inbox rows and metrics. */
@@ -48,16 +48,11 @@ export interface Reservation {
   release(): void;
 }
 
-/** An event's envelopes and one delivery per (envelope, endpoint receiving it). */
-interface Plan {
-  orgId: string;
-  envelopes: NewEnvelope[];
-  rows: ClaimedDelivery[];
-}
-
 /** Deliveries of an event started before its transaction (`onReceived`), until it commits. */
 interface Started {
   plan: Plan;
+  /** One per delivery of the plan, in its order. */
+  rows: ClaimedDelivery[];
   early: EarlyEvent;
   token: string;
   /** Per row of the plan: whether the scheduler took it (settled before the transaction runs). */
@@ -77,6 +72,12 @@ const ADMIT_WAIT_MS = 1_000;
  * do); those still running are stored leased and recorded when they end.
  */
 const FINISH_WAIT_MS = 250;
+/**
+ * Deliveries stored per statement at most: an event to thousands of endpoints, or a batch of
+ * many such events, is written in several statements of one transaction, so the rows made for
+ * it at once stay this many whatever the endpoint count.
+ */
+export const STORE_CHUNK = 1_000;
 
 export interface Fanout {
   /**
@@ -132,6 +133,8 @@ export function fanout(opts: {
   endpoints: Pick<EndpointDirectory, 'endpointsFor'>;
   handoff: Handoff;
   leaseMs: number;
+  /** Deliveries held in memory before their rows are stored, at most (DELIVERY_MAX_UNSTORED): an event that would go beyond is stored first. */
+  maxUnstored: number;
   logger: Logger;
 }): Fanout {
   const log = opts.logger.child({ component: 'fanout' });
@@ -146,27 +149,11 @@ export function fanout(opts: {
   let unstored = 0;
   /** Started early, then stored or let go: counted once, whichever comes first. */
   const settle = (s: Started, stored: boolean) => {
-    if (s.early.settled === undefined) unstored -= s.plan.rows.length;
+    if (s.early.settled === undefined) unstored -= s.rows.length;
     if (stored) s.early.committed();
     else s.early.letGo();
   };
   let lastTransactionFailed = false;
-
-  async function planOf(consumed: ConsumedEvent, route: Extract<Route, { kind: 'public' }>): Promise<Plan> {
-    const plan: Plan = { orgId: route.orgId, envelopes: [], rows: [] };
-    const receivedAt = new Date();
-    for (const envelope of route.envelopes) {
-      const endpoints = await opts.endpoints.endpointsFor(route.orgId, envelope.eventType);
-      if (endpoints.length === 0) continue;
-      const body = JSON.stringify(envelope);
-      const bodyBytes = Buffer.from(body, 'utf8');
-      plan.envelopes.push({ eventId: consumed.id, eventType: envelope.eventType, body });
-      for (const e of endpoints) {
-        plan.rows.push({ id: newDeliveryId(), event_id: consumed.id, event_type: envelope.eventType, endpoint_id: e.id, org_id: route.orgId, url: e.url, body, bodyBytes, attempt_count: 0, trigger: 'event', due_at: receivedAt });
-      }
-    }
-    return plan;
-  }
 
   const onReceived = async (consumed: ConsumedEvent): Promise<void> => {
     if (consumed.redelivered || lastTransactionFailed) return;
@@ -174,20 +161,23 @@ export function fanout(opts: {
     if (route.kind !== 'public') return;
     let plan: Plan;
     try {
-      plan = await planOf(consumed, route);
+      plan = await planOf(opts.endpoints, consumed.id, route);
     } catch (err) {
       // The handler asks again, and rolls back if it still cannot.
       log.debug({ eventId: consumed.id, err: (err as Error).message }, 'endpoints unavailable; the event waits for its transaction');
       return;
     }
     planned.set(consumed, plan);
-    if (plan.rows.length === 0) return;
-    const early = new EarlyEvent(plan.rows.length);
-    const { token, taken } = opts.handoff.admit(plan.rows, early.deliveries, ADMIT_WAIT_MS);
+    // Nothing to send, or more than may be held unstored: its rows are stored first, and
+    // claimed like any due row (the bound holds whatever the endpoint count and backlog).
+    if (plan.size === 0 || unstored + plan.size > opts.maxUnstored) return;
+    const rows = [...rowsOf(plan)];
+    const early = new EarlyEvent(rows.length);
+    const { token, taken } = opts.handoff.admit(rows, early.deliveries, ADMIT_WAIT_MS);
     // Known before anything is awaited: `wants` and the handler find it by the event.
-    const s: Started = { plan, early, token, taken: [] };
+    const s: Started = { plan, rows, early, token, taken: [] };
     started.set(consumed, s);
-    unstored += plan.rows.length;
+    unstored += rows.length;
     s.taken = await taken;
     if (!s.taken.some(Boolean)) {
       started.delete(consumed);
@@ -210,7 +200,9 @@ export function fanout(opts: {
     const envelopes: NewEnvelope[] = [];
     const early: NewDelivery[] = [];
     const writing: Array<{ delivery: EarlyDelivery; url: string }> = [];
-    const later: Array<{ row: ClaimedDelivery; delivery: NewDelivery }> = [];
+    /** Rows the scheduler did not take early; events started early only (the others' rows are made as they are stored). */
+    const notTaken: ClaimedDelivery[] = [];
+    const unstarted: Plan[] = [];
     const stores: Array<{ consumed: ConsumedEvent; s: Started }> = [];
     for (const consumed of batch) {
       const route = routeOf(consumed, opts.subjectPrefix);
@@ -225,17 +217,21 @@ export function fanout(opts: {
       }
       if (route.kind === 'private') continue;
       const s = started.get(consumed);
-      const plan = s?.plan ?? planned.get(consumed) ?? (await planOf(consumed, route));
-      if (s) stores.push({ consumed, s });
-      envelopes.push(...plan.envelopes);
-      plan.rows.forEach((row, i) => {
-        if (!s?.taken[i]) return later.push({ row, delivery: newDelivery(row) });
+      const plan = s?.plan ?? planned.get(consumed) ?? (await planOf(opts.endpoints, consumed.id, route));
+      for (const part of plan.parts) envelopes.push(part.envelope);
+      if (!s) {
+        if (plan.size > 0) unstarted.push(plan);
+        continue;
+      }
+      stores.push({ consumed, s });
+      s.rows.forEach((row, i) => {
+        if (!s.taken[i]) return notTaken.push(row);
         const d = s.early.deliveries[i]!;
         if (d.take() === 'write') writing.push({ delivery: d, url: row.url });
         else early.push({ ...newDelivery(row), leaseToken: s.token });
       });
     }
-    if (early.length === 0 && later.length === 0 && writing.length === 0) return;
+    if (early.length === 0 && writing.length === 0 && notTaken.length === 0 && unstarted.length === 0) return;
     // Final outcomes are reported before they are written as done (as the scheduler's records
     // do); a batch that rolls back and runs again does not report them twice.
     const unreported = writing.filter((w) => !w.delivery.completion!.reported);
@@ -244,28 +240,57 @@ export function fanout(opts: {
       unreported.forEach((w, i) => (w.delivery.completion = reported[i]!));
     }
     const written: WrittenAttempt[] = writing.map((w) => ({ completion: w.delivery.completion!, url: w.url }));
-    const reservation = opts.handoff.reserve(later.map((l) => l.row.endpoint_id));
-    // Registered before the insert, so a statement that fails gives the slots back too.
-    tx.afterRollback(() => reservation.release());
-    later.forEach((l, i) => {
-      if (reservation.granted[i]) l.delivery.leaseToken = reservation.token;
-      else if (reservation.parked[i]) l.delivery.parked = true;
-    });
-    await storeFanout(trx, { envelopes, rows: [...early, ...later.map((l) => l.delivery)], written, leaseMs: opts.leaseMs, channel });
     tx.afterCommit(() => {
       for (const { consumed, s } of stores) {
         started.delete(consumed);
         settle(s, true);
       }
-      reservation.accept(later.filter((_, i) => reservation.granted[i]).map((l) => l.row));
     });
-    log.debug({ events: batch.length, deliveries: early.length + writing.length + later.length, attemptsWritten: writing.length, startedEarly: early.length + writing.length }, 'events fanned out');
+    // The first statement carries the envelopes and what was started early (bounded by
+    // maxUnstored); rows nothing started follow, STORE_CHUNK at a time.
+    let first: { envelopes: NewEnvelope[]; early: NewDelivery[]; written: WrittenAttempt[] } | undefined = { envelopes, early, written };
+    const store = async (later: ClaimedDelivery[]) => {
+      await storeLater(trx, tx, later, first ?? { envelopes: [], early: [], written: [] });
+      first = undefined;
+    };
+    let chunk = notTaken;
+    for (const plan of unstarted) {
+      for (const row of rowsOf(plan)) {
+        if (chunk.length >= STORE_CHUNK) {
+          await store(chunk);
+          chunk = [];
+        }
+        chunk.push(row);
+      }
+    }
+    await store(chunk);
+    log.debug({ events: batch.length, attemptsWritten: writing.length, startedEarly: early.length + writing.length }, 'events fanned out');
   };
+
+  /**
+   * Stores rows nothing started (and with them `also`) in one statement: each offered to the
+   * scheduler (`reserve`), inserted leased and handed over at commit if it has room, parked
+   * when its endpoint is stalled here, otherwise due at once.
+   */
+  async function storeLater(trx: Kysely<DeliveryDatabase>, tx: TransactionHooks, later: ClaimedDelivery[], also: { envelopes: NewEnvelope[]; early: NewDelivery[]; written: WrittenAttempt[] }): Promise<void> {
+    const reservation = opts.handoff.reserve(later.map((row) => row.endpoint_id));
+    // Registered before the insert, so a statement that fails gives the slots back too.
+    tx.afterRollback(() => reservation.release());
+    const rows = later.map((row, i): NewDelivery => {
+      const d = newDelivery(row);
+      if (reservation.granted[i]) d.leaseToken = reservation.token;
+      else if (reservation.parked[i]) d.parked = true;
+      return d;
+    });
+    await storeFanout(trx, { envelopes: also.envelopes, rows: also.early.length > 0 ? [...also.early, ...rows] : rows, written: also.written, leaseMs: opts.leaseMs, channel });
+    const accepted = later.filter((_, i) => reservation.granted[i]);
+    tx.afterCommit(() => reservation.accept(accepted));
+  }
 
   const wants = async (consumed: ConsumedEvent): Promise<boolean> => {
     if (started.has(consumed)) return true;
     const plan = planned.get(consumed);
-    if (plan) return plan.rows.length > 0;
+    if (plan) return plan.size > 0;
     const route = routeOf(consumed, opts.subjectPrefix);
     if (route.kind === 'private') return false;
     if (route.kind !== 'public') return true;
@@ -287,37 +312,3 @@ const newDelivery = (row: ClaimedDelivery): NewDelivery => ({
   url: row.url,
   leaseToken: undefined,
 });
-
-type Route =
-  | { kind: 'unknown' }
-  | { kind: 'no-org'; eventKind: string }
-  /** No public envelope: an event integrators never see. */
-  | { kind: 'private' }
-  | { kind: 'public'; orgId: string; envelopes: ReturnType<typeof envelopesFor> };
-
-/**
- * Routes by event object: the consumer hands the same object to `wants` and then to the
- * handler, so each event is decoded and its envelopes built once.
- */
-const routes = new WeakMap<ConsumedEvent, Route>();
-
-/** What an event becomes publicly (`envelopesFor`: envelope id = event id, so a redelivery or a retry builds the very same body), and for whom. */
-function routeOf(consumed: ConsumedEvent, subjectPrefix: string): Route {
-  let route = routes.get(consumed);
-  if (!route) {
-    route = decodeRoute(consumed, subjectPrefix);
-    routes.set(consumed, route);
-  }
-  return route;
-}
-
-function decodeRoute(consumed: ConsumedEvent, subjectPrefix: string): Route {
-  const kind = (consumed.type && kindOfType(consumed.type)) || kindOfSubject(consumed.subject, subjectPrefix);
-  if (!kind) return { kind: 'unknown' };
-  const event = decodeEvent(kind, consumed.payload);
-  const envelopes = envelopesFor(consumed.id, event);
-  if (envelopes.length === 0) return { kind: 'private' };
-  const orgId = consumed.orgId ?? event.message.orgId;
-  if (!orgId) return { kind: 'no-org', eventKind: kind };
-  return { kind: 'public', orgId, envelopes };
-}
