@@ -6,7 +6,7 @@ import type { IssueDatabase } from '../src/storage/schema.ts';
 import { asAdmin, asKey, startHarness, type Harness } from './harness.ts';
 
 /**
- * The per-campaign issue counts behind the list's total and its seek (storage/issue-counts.ts):
+ * The per-campaign issue counts behind the list's total and its seek (kept by the triggers of migrations/0004):
  * moved by every create and status change, also when they run at once on one campaign.
  */
 let h: Harness;
@@ -84,4 +84,29 @@ it('counts a refused change nowhere', async () => {
   const { counts, truth } = await countsAndTruth(campaign.id);
   expect(counts).toEqual([{ k: '3/New', n: 1 }]);
   expect(counts).toEqual(truth);
+});
+
+it('keeps the counts for writers that know nothing of them, as a replica of the previous version during an upgrade', async () => {
+  const org = randomUUID();
+  const campaign = h.stub.add(org);
+  const key = asKey(org);
+  const filed = await h.call('POST', `/api/v1/campaigns/${campaign.id}/issues`, { as: key, body: { title: 'Through the service', severity: 'High', type: 'Bug' } });
+  expect(filed.status).toBe(201);
+  // Plain statements on the issues table alone: a batch insert, a status change, a severity edit, a deletion.
+  await sql`
+    insert into issues (org_id, campaign_id, seq_number, title, severity, severity_rank, type, status, reporter)
+    select ${org}::uuid, ${campaign.id}::uuid, n, 'Old replica ' || n, 'Low', 3, 'Bug', 'New', 'test' from generate_series(2, 6) as n`.execute(database.db);
+  await sql`update issues set status = 'Acknowledged' where campaign_id = ${campaign.id} and seq_number in (2, 3)`.execute(database.db);
+  await sql`update issues set severity = 'Critical', severity_rank = 0 where campaign_id = ${campaign.id} and seq_number = 4`.execute(database.db);
+  await sql`delete from issues where campaign_id = ${campaign.id} and seq_number = 5`.execute(database.db);
+
+  const { counts, truth } = await countsAndTruth(campaign.id);
+  expect(counts).toEqual(truth);
+  expect(truth).toEqual([
+    { k: '0/New', n: 1 },
+    { k: '1/New', n: 1 },
+    { k: '3/Acknowledged', n: 2 },
+    { k: '3/New', n: 1 },
+  ]);
+  expect((await h.call('GET', `/api/v1/campaigns/${campaign.id}/issues?status=Acknowledged`, { as: key })).body.total).toBe(2);
 });

@@ -3,7 +3,6 @@ import type { IssueStatus } from '@preflight/contract';
 import { issueAssignedEvent, issueStatusChangedEvent } from '../domain/issue-events.ts';
 import { allowedTransitions, canTransition, type StatusTransition } from '../domain/issue-workflow.ts';
 import { appendHistory } from './issue-history.ts';
-import { moveIssueCount } from './issue-counts.ts';
 import { enqueueIssueEvent, type EventTarget } from './outbox.ts';
 import type { IssueDatabase } from './schema.ts';
 
@@ -25,8 +24,8 @@ export type StatusChangeOutcome =
 
 /**
  * Moves an issue along the workflow. The row is locked first so the rule is checked against
- * the status the change really starts from; the change, the revision bump, its history entry,
- * the campaign's issue counts and exactly one IssueStatusChanged outbox row commit together. A refused change writes
+ * the status the change really starts from; the change, the revision bump, its history entry
+ * and exactly one IssueStatusChanged outbox row commit together. A refused change writes
  * nothing, so it emits nothing. `origin` (e.g. `integration:<connectionId>`) is put on the
  * event when the change did not come from a person in Preflight; absent or null otherwise.
  * Outside `orgScope` the issue is `not_found`; a Duplicate's original is of the same campaign,
@@ -39,7 +38,7 @@ export async function changeIssueStatus(
 ): Promise<StatusChangeOutcome> {
   return db.transaction().execute(async (trx): Promise<StatusChangeOutcome> => {
     const issue = await issuesIn(trx, change.orgScope)
-      .select(['id', 'org_id', 'campaign_id', 'status', 'title', 'severity', 'severity_rank'])
+      .select(['id', 'org_id', 'campaign_id', 'status', 'title', 'severity'])
       .where('id', '=', change.issueId)
       .forUpdate()
       .executeTakeFirst();
@@ -70,7 +69,6 @@ export async function changeIssueStatus(
       .returning('revision')
       .executeTakeFirstOrThrow();
     const { occurredAt } = await appendHistory(trx, { issueId: issue.id, from: issue.status, to: change.to, reason: change.reason });
-    await moveIssueCount(trx, { campaignId: issue.campaign_id, severityRank: issue.severity_rank, from: issue.status, to: change.to });
     const transition = { from: issue.status, to: change.to };
     const event = issueStatusChangedEvent({
       issueId: issue.id,

@@ -22,7 +22,7 @@ type ListRow = { [K in keyof IssueSummaryRow]: IssueSummaryRow[K] | null } & { t
  * One page of a campaign's issues, most severe first, then by seqNumber (unique per campaign,
  * so the order is total and consecutive pages neither overlap nor skip), with the total of the
  * filter. The cost does not grow with the campaign (docs/issue-lists.md): the total is a sum of
- * the campaign's issue counts (issue-counts.ts), which also place the page's first row in one
+ * the campaign's issue counts (kept by trigger, migrations/0004), which also place the page's first row in one
  * severity; only within that severity is there an OFFSET, over an index-only scan; the page
  * itself is a seek from that row. One statement, so counts and rows are of one snapshot; a page
  * past the end is one row of nulls carrying the total.

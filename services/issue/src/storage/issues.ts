@@ -25,8 +25,8 @@ export interface NewIssue {
 
 /**
  * Files issues of one campaign in one transaction: the next seqNumbers (consecutive, in the
- * given order), the rows, their first history entries (null → New), the campaign's issue
- * counts and their IssueCreated outbox rows (revision 1) commit together. Both the public API and the dashboard create
+ * given order), the rows, their first history entries (null → New) and their IssueCreated
+ * outbox rows (revision 1) commit together (the list's counts follow by trigger, migrations/0004). Both the public API and the dashboard create
  * through here (storage/issue-filing.ts gathers concurrent requests of a campaign into one
  * call). Answers in the order given.
  */
@@ -43,7 +43,6 @@ export async function createIssues(
     // One statement, so the campaign's sequence-row lock (taken by the upsert, which is what
     // keeps seqNumber gapless under concurrency) is held across as few round trips as
     // possible; the sequence moves by n at once and the rows take its last n numbers in order.
-    // The issue counts' rows are taken after the sequence row (issue-counts.ts: lock order).
     const { rows } = await sql<{ id: string; seq_number: number; created_at: Date; revision: number }>`
       with seq as (
         insert into campaign_sequences (campaign_id, last_seq) values (${campaign.campaignId}, ${n})
@@ -71,15 +70,10 @@ export async function createIssues(
           page_title, browser_name, browser_version, operating_system, device_type, screen_resolution, screenshot_url, tester_email, reporter
         from seq, input
         order by input.ord
-        returning id, seq_number, severity_rank, created_at, revision
+        returning id, seq_number, created_at, revision
       ), history as (
         insert into issue_history (issue_id, from_status, to_status, reason)
         select id, null, ${INITIAL_ISSUE_STATUS}, null from issue order by seq_number
-      ), counted as (
-        -- The list's counts (issue-counts.ts), their rows taken in ascending severity_rank.
-        insert into issue_counts (campaign_id, severity_rank, status, n)
-        select ${campaign.campaignId}, severity_rank, ${INITIAL_ISSUE_STATUS}, count(*) from issue group by severity_rank order by severity_rank
-        on conflict (campaign_id, severity_rank, status) do update set n = issue_counts.n + excluded.n
       )
       select id, seq_number, created_at, revision from issue order by seq_number`.execute(trx);
     const created = rows.map((issue, i) => {

@@ -67,7 +67,7 @@ export interface IssueHistoryTable {
   occurred_at: DefaultedTimestamp;
 }
 
-/** Issues of a campaign by severity and status; moved with every create and status change (storage/issue-counts.ts). */
+/** Issues of a campaign by severity and status; kept by statement triggers on issues (migrations/0004). */
 export interface IssueCountsTable {
   campaign_id: string;
   severity_rank: number;
