@@ -6,7 +6,7 @@ import { isTrackerKind } from '../providers/index.ts';
 import { originOf } from '../domain/origin.ts';
 import { campaignText } from '../domain/campaign-text.ts';
 import { campaignNames, upsertCampaign } from '../storage/campaigns.ts';
-import { liveConnectionsOf, type ConnectionRow } from '../storage/connections.ts';
+import { liveConnectionsOf, type LiveConnection } from '../storage/connections.ts';
 import { createPending, enqueueJobs, type NewJob } from '../storage/jobs.ts';
 import { findLink } from '../storage/links.ts';
 import type { IntegrationDatabase } from '../storage/schema.ts';
@@ -73,7 +73,7 @@ async function rememberCampaign(trx: Trx, event: DomainEvent): Promise<void> {
   }
 }
 
-async function jobsFor(trx: Trx, eventId: string, event: DomainEvent, connections: ConnectionRow[], names: ReadonlyMap<string, string | null>): Promise<NewJob[]> {
+async function jobsFor(trx: Trx, eventId: string, event: DomainEvent, connections: LiveConnection[], names: ReadonlyMap<string, string | null>): Promise<NewJob[]> {
   const publicEvent = toPublicEvents(event)[0];
   const jobs: NewJob[] = [];
 
@@ -92,7 +92,7 @@ async function jobsFor(trx: Trx, eventId: string, event: DomainEvent, connection
   return jobs;
 }
 
-async function trackerJob(trx: Trx, c: ConnectionRow, eventId: string, event: DomainEvent): Promise<NewJob | undefined> {
+async function trackerJob(trx: Trx, c: LiveConnection, eventId: string, event: DomainEvent): Promise<NewJob | undefined> {
   if (event.kind === 'IssueCreated') {
     const m = event.message;
     if (!c.events.includes('IssueCreated') || !passesSeverity(c.min_severity, m.severity)) return undefined;

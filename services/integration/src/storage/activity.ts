@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Selectable, type Transaction } from '@preflight/db';
+import { sql, type Kysely, type Selectable } from '@preflight/db';
+import type { Statement } from './statement.ts';
 import type { ActivityTable, IntegrationDatabase } from './schema.ts';
 
 export type ActivityRow = Selectable<ActivityTable>;
@@ -34,9 +35,13 @@ export async function recordActivity(db: Kysely<IntegrationDatabase>, entry: Act
   await db.insertInto('activity').values(rowOf(entry)).execute();
 }
 
-/** Many entries in one statement (the worker's results). */
-export async function recordActivities(db: Kysely<IntegrationDatabase> | Transaction<IntegrationDatabase>, entries: ActivityEntry[]): Promise<void> {
-  if (entries.length > 0) await db.insertInto('activity').values(entries.map(rowOf)).execute();
+/** The insert of many entries (a part of the worker's results statement, storage/try-results.ts). */
+export function recordActivitiesStatement(entries: readonly ActivityEntry[]): Statement {
+  const rows = entries.map((entry) => {
+    const r = rowOf(entry);
+    return sql`(${r.connection_id}::uuid, ${r.direction}, ${r.issue_id}::uuid, ${r.action}, ${r.outcome}, ${r.status_code}::int, ${r.error}::text, ${r.external_key}::text)`;
+  });
+  return sql`insert into activity (connection_id, direction, issue_id, action, outcome, status_code, error, external_key) values ${sql.join(rows)}`;
 }
 
 /** Newest first. */

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable, type Transaction } from '@preflight/db';
 import type { SealedSecret } from '@preflight/secret-box';
+import type { Statement } from './statement.ts';
 import type { ConnectionKind } from '../providers/provider.ts';
 import type { ConnectionStatus, ConnectionsTable, IntegrationDatabase } from './schema.ts';
 
@@ -136,9 +137,19 @@ export interface HealthChange {
   error: string | null;
 }
 
-/** Health changes of several connections (inside the worker's results transaction). */
-export async function applyConnectionHealth(trx: Transaction<IntegrationDatabase>, changes: HealthChange[]): Promise<void> {
-  for (const c of changes) await recordConnectionHealth(trx, c.connectionId, c);
+/**
+ * The update of several connections' health (a part of the worker's results statement,
+ * storage/try-results.ts); as recordConnectionHealth, a success clears the error.
+ */
+export function connectionHealthStatement(changes: readonly HealthChange[]): Statement {
+  const rows = changes.map((c) => sql`(${c.connectionId}::uuid, ${c.status}, ${c.error}::text)`);
+  return sql`
+    update connections c set
+      status = h.status,
+      last_error = h.error,
+      last_success_at = case when h.status = 'active' and h.error is null then now() else c.last_success_at end
+    from (values ${sql.join(rows)}) as h(id, status, error)
+    where c.id = h.id and c.deleted_at is null`;
 }
 
 /** The connection's health after a call: a success clears the error. */
@@ -151,11 +162,27 @@ export async function recordConnectionHealth(db: Kysely<IntegrationDatabase> | T
     .execute();
 }
 
-/** The live, unpaused connections of these organisations, by organisation (one query for a batch of events). */
-export async function liveConnectionsOf(db: Kysely<IntegrationDatabase> | Transaction<IntegrationDatabase>, orgIds: string[]): Promise<Map<string, ConnectionRow[]>> {
-  const byOrg = new Map<string, ConnectionRow[]>();
+/** What the consumer needs of a connection to decide which jobs an event makes for it. */
+export type LiveConnection = Pick<ConnectionRow, 'id' | 'org_id' | 'kind' | 'campaign_ids' | 'events' | 'min_severity'>;
+
+/**
+ * The live, unpaused connections of these organisations, by organisation (one query for a
+ * batch of events); only the columns the routing needs, not the sealed credentials.
+ */
+export async function liveConnectionsOf(db: Kysely<IntegrationDatabase> | Transaction<IntegrationDatabase>, orgIds: string[]): Promise<Map<string, LiveConnection[]>> {
+  const byOrg = new Map<string, LiveConnection[]>();
   if (orgIds.length === 0) return byOrg;
-  const rows = await db.selectFrom('connections').selectAll().where('org_id', 'in', orgIds).where('deleted_at', 'is', null).where('paused', '=', false).execute();
-  for (const row of rows) byOrg.set(row.org_id, [...(byOrg.get(row.org_id) ?? []), row]);
+  const rows = await db
+    .selectFrom('connections')
+    .select(['id', 'org_id', 'kind', 'campaign_ids', 'events', 'min_severity'])
+    .where('org_id', 'in', orgIds)
+    .where('deleted_at', 'is', null)
+    .where('paused', '=', false)
+    .execute();
+  for (const row of rows) {
+    const list = byOrg.get(row.org_id);
+    if (list) list.push(row);
+    else byOrg.set(row.org_id, [row]);
+  }
   return byOrg;
 }

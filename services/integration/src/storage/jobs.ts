@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable, type Transaction } from '@preflight/db';
+import type { Statement } from './statement.ts';
 import type { IntegrationDatabase, JobAction, JobsTable } from './schema.ts';
 
 export type JobRow = Selectable<JobsTable>;
@@ -21,14 +22,25 @@ export interface NewJob {
  */
 export async function enqueueJobs(trx: Transaction<IntegrationDatabase> | Kysely<IntegrationDatabase>, jobs: NewJob[]): Promise<number> {
   if (jobs.length === 0) return 0;
-  const inserted = await trx
-    .insertInto('jobs')
-    .values(jobs.map((j) => ({ id: randomUUID(), connection_id: j.connectionId, issue_id: j.issueId, action: j.action, dedupe_key: j.dedupeKey, payload: JSON.stringify(j.payload) })))
-    .onConflict((oc) => oc.columns(['connection_id', 'dedupe_key']).doNothing())
-    .returning('id')
-    .execute();
-  if (inserted.length > 0) await sql`select pg_notify(${JOBS_CHANNEL}, '')`.execute(trx);
-  return inserted.length;
+  const rows = jobs.map((j) => sql`(${randomUUID()}::uuid, ${j.connectionId}::uuid, ${j.issueId}::uuid, ${j.action}, ${j.dedupeKey}, ${JSON.stringify(j.payload)}::jsonb)`);
+  // The insert and its NOTIFY in one round trip (no notification when every job was there already).
+  const { rows: counted } = await sql<{ n: number }>`
+    with inserted as (
+      insert into jobs (id, connection_id, issue_id, action, dedupe_key, payload) values ${sql.join(rows)}
+      on conflict (connection_id, dedupe_key) do nothing
+      returning 1
+    ), counted as (select count(*)::int as n from inserted)
+    select n, pg_notify(${JOBS_CHANNEL}, '') from counted where n > 0`.execute(trx);
+  return counted[0]?.n ?? 0;
+}
+
+/** A claimed job, with the version (`updated_at`) of its connection's row at the claim. */
+export type ClaimedJob = JobRow & { connection_version: Date };
+
+/** What a claim took, and whether another claim took some of the jobs it chose first (claim again). */
+export interface Claim {
+  jobs: ClaimedJob[];
+  contended: boolean;
 }
 
 /**
@@ -37,32 +49,36 @@ export async function enqueueJobs(trx: Transaction<IntegrationDatabase> | Kysely
  * `slots` says how many more this replica may start for the connections it limits (its
  * concurrency cap minus the calls in flight, 1 while half-open); every other connection gets
  * `perConnection`. Connections with no slot at all are left out of the candidates, so their
- * backlog cannot fill them, and one connection's backlog never takes the whole claim. One
- * statement, so a claim costs one round trip: claims run as often as calls finish. Claimed
- * jobs are `running` with a lease and one more attempt counted; each names the version of its
- * connection's row, so the worker reads a connection again only when it changed.
+ * backlog cannot fill them, and one connection's backlog never takes the whole claim.
+ *
+ * One statement, so a claim costs one round trip. The candidates are read in due order from
+ * the partial indexes and stop at a few times the limit, so a claim costs the same whatever
+ * the backlog; only the chosen jobs are locked (`skip locked`, their state checked again), and
+ * `contended` says another replica took some of them first. Claimed jobs are `running` with a
+ * lease and one more attempt counted; each names the version of its connection's row, so the
+ * worker reads a connection again only when it changed.
  */
-/** A claimed job, with the version (`updated_at`) of its connection's row at the claim. */
-export type ClaimedJob = JobRow & { connection_version: Date };
-
 export async function claimJobs(
   db: Kysely<IntegrationDatabase>,
   opts: { limit: number; leaseMs: number; perConnection: number; slots: ReadonlyMap<string, number> },
-): Promise<ClaimedJob[]> {
+): Promise<Claim> {
   const limited = [...opts.slots.keys()];
   const counts = limited.map((id) => Math.max(0, opts.slots.get(id)!));
   const exclude = limited.filter((_, i) => counts[i] === 0);
-  const { rows } = await sql<ClaimedJob>`
+  const claimable = sql`c.deleted_at is null and not c.paused and c.status <> 'needs-attention' and j.connection_id <> all(${sql.val(exclude)}::uuid[])`;
+  const { rows } = await sql<ClaimedJob & { chosen: string }>`
     with candidates as (
-      select j.id, j.connection_id, j.due_at
-        from jobs j
-        join connections c on c.id = j.connection_id
-       where ((j.state = 'pending' and j.due_at <= now()) or (j.state = 'running' and j.lease_until < now()))
-         and c.deleted_at is null and not c.paused and c.status <> 'needs-attention'
-         and j.connection_id <> all(${sql.val(exclude)}::uuid[])
-       order by j.due_at
-       limit ${opts.limit * 4}
-         for update of j skip locked
+      (select j.id, j.connection_id, j.due_at
+         from jobs j join connections c on c.id = j.connection_id
+        where j.state = 'pending' and j.due_at <= now() and ${claimable}
+        order by j.due_at
+        limit ${opts.limit * 4})
+      union all
+      (select j.id, j.connection_id, j.due_at
+         from jobs j join connections c on c.id = j.connection_id
+        where j.state = 'running' and j.lease_until < now() and ${claimable}
+        order by j.lease_until
+        limit ${opts.limit})
     ), chosen as (
       select id, connection_id
         from (select k.id, k.connection_id, k.due_at, row_number() over (partition by k.connection_id order by k.due_at, k.id) as nth,
@@ -72,14 +88,22 @@ export async function claimJobs(
        where nth <= slots
        order by due_at
        limit ${opts.limit}
+    ), locked as (
+      select j.id, j.connection_id
+        from jobs j join chosen using (id)
+       where (j.state = 'pending' and j.due_at <= now()) or (j.state = 'running' and j.lease_until < now())
+         for update of j skip locked
+    ), claimed as (
+      update jobs j
+         set state = 'running', attempts = j.attempts + 1, lease_until = now() + ${opts.leaseMs}::int * interval '1 millisecond'
+        from locked
+        join connections c on c.id = locked.connection_id
+       where j.id = locked.id
+      returning j.*, c.updated_at as connection_version
     )
-    update jobs j
-       set state = 'running', attempts = j.attempts + 1, lease_until = now() + ${opts.leaseMs}::int * interval '1 millisecond'
-      from chosen
-      join connections c on c.id = chosen.connection_id
-     where j.id = chosen.id
-    returning j.*, c.updated_at as connection_version`.execute(db);
-  return rows;
+    select n.chosen, claimed.* from (select count(*) as chosen from chosen) n left join claimed on true`.execute(db);
+  const jobs = rows.filter((r) => r.id !== null).map(({ chosen: _chosen, ...job }) => job as ClaimedJob);
+  return { jobs, contended: jobs.length < Number(rows[0]?.chosen ?? 0) };
 }
 
 /** A try's end: the job is finished (`done`/`failed`) or waits `delayMs` to run again. */
@@ -88,17 +112,17 @@ export type JobSettlement =
   | { jobId: string; state: 'pending'; delayMs: number; error: string | null; countAttempt: boolean };
 
 /**
- * Settles the tries of many jobs in one statement (inside the results' transaction). Only jobs
- * still `running` change: a job whose lease ran out and that another try took over is left to it.
+ * The update that settles the tries of many jobs (a part of the results' one statement,
+ * storage/try-results.ts). Only jobs still `running` change: a job whose lease ran out and
+ * that another try took over is left to it.
  */
-export async function settleJobs(trx: Transaction<IntegrationDatabase>, settlements: JobSettlement[]): Promise<void> {
-  if (settlements.length === 0) return;
+export function settleJobsStatement(settlements: readonly JobSettlement[]): Statement {
   const rows = settlements.map((s) =>
     s.state === 'pending'
       ? sql`(${s.jobId}::uuid, 'pending', ${Math.max(0, Math.round(s.delayMs))}::int, ${s.error}::text, ${s.countAttempt ? 0 : 1}::int)`
       : sql`(${s.jobId}::uuid, ${s.state}, 0, ${s.error}::text, 0)`,
   );
-  await sql`
+  return sql`
     update jobs j set
       state = v.state,
       finished_at = case when v.state = 'pending' then null else now() end,
@@ -107,7 +131,7 @@ export async function settleJobs(trx: Transaction<IntegrationDatabase>, settleme
       last_error = v.error,
       attempts = greatest(j.attempts - v.uncount, 0)
     from (values ${sql.join(rows)}) as v(id, state, delay_ms, error, uncount)
-    where j.id = v.id and j.state = 'running'`.execute(trx);
+    where j.id = v.id and j.state = 'running'`;
 }
 
 /** Whether a create for this issue is still to run on the connection (a status sync waits for it). */

@@ -1,8 +1,9 @@
 import { Batcher, type Kysely } from '@preflight/db';
-import { recordActivities, type ActivityEntry } from '../storage/activity.ts';
-import { applyConnectionHealth, type ConnectionRow, type HealthChange } from '../storage/connections.ts';
-import { settleJobs, type JobSettlement } from '../storage/jobs.ts';
+import type { ActivityEntry } from '../storage/activity.ts';
+import type { ConnectionRow, HealthChange } from '../storage/connections.ts';
+import type { JobSettlement } from '../storage/jobs.ts';
 import type { ConnectionStatus, IntegrationDatabase } from '../storage/schema.ts';
+import { writeTryResults } from '../storage/try-results.ts';
 
 /** What a finished try leaves behind: the job's next state, its activity entry, the connection's health. */
 export interface JobResult {
@@ -18,7 +19,7 @@ const MAX_BATCH = 256;
 /**
  * Records the results of finished tries by group commit: the jobs' updates, their activity
  * entries and the connections' health of every try that ended while the previous batch was
- * being written go in one transaction. A connection's health is written only when it changes
+ * being written go in one statement (storage/try-results.ts). A connection's health is written only when it changes
  * (or, healthy, every few seconds for `lastSuccessAt`), not at every try: a busy connection's
  * row would otherwise be the hottest row of the schema. A crash before a batch commits leaves
  * its jobs `running`: their lease runs out and they are tried again (at least once).
@@ -65,10 +66,10 @@ export class JobResults {
   async #write(results: JobResult[]): Promise<void[]> {
     const health = this.#healthChanges(results);
     try {
-      await this.db.transaction().execute(async (trx) => {
-        await settleJobs(trx, results.map((r) => r.settlement));
-        await recordActivities(trx, results.flatMap((r) => (r.activity ? [r.activity] : [])));
-        await applyConnectionHealth(trx, health);
+      await writeTryResults(this.db, {
+        settlements: results.map((r) => r.settlement),
+        activities: results.flatMap((r) => (r.activity ? [r.activity] : [])),
+        health,
       });
     } catch (err) {
       for (const h of health) this.#known.delete(h.connectionId);

@@ -102,8 +102,9 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
           break;
         }
         const limit = opts.workers - total;
-        const jobs = await claimJobs(db, { limit, leaseMs: opts.leaseMs, perConnection: opts.perConnection, slots: limitedSlots() });
-        backlog = jobs.length === limit;
+        const { jobs, contended } = await claimJobs(db, { limit, leaseMs: opts.leaseMs, perConnection: opts.perConnection, slots: limitedSlots() });
+        // Another replica took some of the chosen jobs first: what it left is asked for again.
+        backlog = jobs.length === limit || contended;
         if (jobs.length > 0) {
           await connections.refresh(jobs);
           for (const job of jobs) start(job, connections.get(job.connection_id));
