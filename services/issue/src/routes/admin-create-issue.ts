@@ -33,7 +33,7 @@ export const AdminCreateIssueRequestSchema = CreateIssueRequestSchema.extend({
 });
 
 /** POST /admin/v1/campaigns/:id/issues: the dashboard files an issue through the public pipeline. */
-export const adminCreateIssue: Registration = (app, { directory, filing }) => {
+export const register: Registration = (app, { directory, filing }) => {
   app.post('/admin/v1/campaigns/:id/issues', async (req, res) => {
     const orgScope = requireAdmin(req);
     const campaignId = pathId(req.params.id, 'campaign');

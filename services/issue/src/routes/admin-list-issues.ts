@@ -5,7 +5,7 @@ import { listIssues } from '../storage/issue-list.ts';
 import type { Registration } from './context.ts';
 
 /** GET /admin/v1/campaigns/:id/issues: the public list, for a campaign of any organisation (a console member: of theirs). */
-export const adminListIssues: Registration = (app, { db, directory }) => {
+export const register: Registration = (app, { db, directory }) => {
   app.get('/admin/v1/campaigns/:id/issues', async (req, res) => {
     const orgScope = requireAdmin(req);
     const campaignId = pathId(req.params.id, 'campaign');

@@ -17,7 +17,7 @@ export const SetAssigneeRequestSchema = z.strictObject({
 });
 
 /** POST /admin/v1/issues/:id/assignee. */
-export const adminSetAssignee: Registration = (app, { db, events }) => {
+export const register: Registration = (app, { db, events }) => {
   app.post('/admin/v1/issues/:id/assignee', async (req, res) => {
     const orgScope = requireAdmin(req);
     const issueId = pathId(req.params.id, 'issue');

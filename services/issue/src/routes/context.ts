@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { RouteRegistration } from '@preflight/service-kit';
 import type { Kysely } from '@preflight/db';
 import type { CampaignDirectory } from '../directory/campaign-directory.ts';
 import type { IssueFiling } from '../storage/issue-filing.ts';
@@ -15,4 +15,4 @@ export interface RouteContext {
   filing: IssueFiling;
 }
 
-export type Registration = (app: Express, ctx: RouteContext) => void;
+export type Registration = RouteRegistration<RouteContext>;

@@ -7,7 +7,7 @@ import type { Registration } from './context.ts';
  * (what it announces and creates in trackers, and whose connection applies), with `history`
  * null (the caller never reads it); 404 for an unknown or malformed id. Not routed by the gateway; no caller to check.
  */
-export const internalGetIssue: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.get('/internal/v1/issues/:id', async (req, res) => {
     sendJson(req, res, 200, await internalIssueDetail(db, pathId(req.params.id, 'issue'), { history: false }));
   });

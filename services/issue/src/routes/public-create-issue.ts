@@ -5,7 +5,7 @@ import { apiKeyReporter } from '../domain/reporter.ts';
 import type { Registration } from './context.ts';
 
 /** POST /api/v1/campaigns/:id/issues (public-api-v1.md 4.4). */
-export const publicCreateIssue: Registration = (app, { directory, filing }) => {
+export const register: Registration = (app, { directory, filing }) => {
   app.post('/api/v1/campaigns/:id/issues', async (req, res) => {
     const caller = requireApiKey(req);
     const campaignId = pathId(req.params.id, 'campaign');

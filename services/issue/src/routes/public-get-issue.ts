@@ -6,7 +6,7 @@ import { findIssueDetail } from '../storage/issues.ts';
 import type { Registration } from './context.ts';
 
 /** GET /api/v1/issues/:id (public-api-v1.md 4.5). */
-export const publicGetIssue: Registration = (app, { db }) => {
+export const register: Registration = (app, { db }) => {
   app.get('/api/v1/issues/:id', async (req, res) => {
     const caller = requireApiKey(req);
     const issueId = pathId(req.params.id, 'issue');

@@ -4,7 +4,7 @@ import type { Registration } from './context.ts';
 import { ChangeStatusRequestSchema, applyStatusChange } from './status-change.ts';
 
 /** POST /admin/v1/issues/:id/status: one step of the workflow (domain/issue-workflow.ts). */
-export const adminChangeStatus: Registration = (app, { db, events }) => {
+export const register: Registration = (app, { db, events }) => {
   app.post('/admin/v1/issues/:id/status', async (req, res) => {
     const orgScope = requireAdmin(req);
     const issueId = pathId(req.params.id, 'issue');

@@ -5,7 +5,7 @@ import { listIssues } from '../storage/issue-list.ts';
 import type { Registration } from './context.ts';
 
 /** GET /api/v1/campaigns/:id/issues (public-api-v1.md 4.3). */
-export const publicListIssues: Registration = (app, { db, directory }) => {
+export const register: Registration = (app, { db, directory }) => {
   app.get('/api/v1/campaigns/:id/issues', async (req, res) => {
     const caller = requireApiKey(req);
     const campaignId = pathId(req.params.id, 'campaign');

@@ -12,7 +12,7 @@ import { InternalChangeStatusRequestSchema, applyStatusChange } from './status-c
  * routes /internal, so there is no caller to check: only services reach it (the chart's
  * NetworkPolicy admits the gateway and the integration service).
  */
-export const internalChangeStatus: Registration = (app, { db, events }) => {
+export const register: Registration = (app, { db, events }) => {
   app.post('/internal/v1/issues/:id/status', async (req, res) => {
     const issueId = pathId(req.params.id, 'issue');
     const body = parseBody(InternalChangeStatusRequestSchema, req.body);
