@@ -34,8 +34,11 @@ export async function enqueueJobs(trx: Transaction<IntegrationDatabase> | Kysely
   return counted[0]?.n ?? 0;
 }
 
-/** A claimed job, with the version (`updated_at`) of its connection's row at the claim. */
-export type ClaimedJob = JobRow & { connection_version: Date };
+/**
+ * A claimed job, with the version (`updated_at`) of its connection's row at the claim and, for
+ * a `create`, whether its issue was linked on the connection then (null for other actions).
+ */
+export type ClaimedJob = JobRow & { connection_version: Date; linked: boolean | null };
 
 /** What a claim took, and whether another claim took some of the jobs it chose first (claim again). */
 export interface Claim {
@@ -56,7 +59,8 @@ export interface Claim {
  * the backlog; only the chosen jobs are locked (`skip locked`, their state checked again), and
  * `contended` says another replica took some of them first. Claimed jobs are `running` with a
  * lease and one more attempt counted; each names the version of its connection's row, so the
- * worker reads a connection again only when it changed.
+ * worker reads a connection again only when it changed, and a create says whether its link
+ * exists, so the create does not ask again.
  */
 export async function claimJobs(
   db: Kysely<IntegrationDatabase>,
@@ -99,7 +103,8 @@ export async function claimJobs(
         from locked
         join connections c on c.id = locked.connection_id
        where j.id = locked.id
-      returning j.*, c.updated_at as connection_version
+      returning j.*, c.updated_at as connection_version,
+                case when j.action = 'create' then exists (select 1 from links l where l.connection_id = j.connection_id and l.issue_id = j.issue_id) end as linked
     )
     select n.chosen, claimed.* from (select count(*) as chosen from chosen) n left join claimed on true`.execute(db);
   const jobs = rows.filter((r) => r.id !== null).map(({ chosen: _chosen, ...job }) => job as ClaimedJob);

@@ -35,12 +35,12 @@ const INITIAL_STATUS: IssueStatus = 'New';
 const done = (activity: Omit<ActivityEntry, 'connectionId'>): ActionOutcome => ({ kind: 'done', activity });
 
 /** Runs one claimed job. Provider and issue-service failures are thrown; the worker decides on retries. */
-export async function runAction(deps: ActionDeps, job: JobRow, connection: ConnectionRow): Promise<ActionOutcome> {
+export async function runAction(deps: ActionDeps, job: JobRow & { linked?: boolean | null }, connection: ConnectionRow): Promise<ActionOutcome> {
   switch (job.action) {
     case 'announce':
       return announce(deps, connection, job.payload as unknown as AnnouncePayload);
     case 'create':
-      return createTrackerIssue(deps, trackerOf(connection), job.payload as unknown as CreatePayload, job.attempts);
+      return createTrackerIssue(deps, trackerOf(connection), job.payload as unknown as CreatePayload, job.attempts, job.linked ?? null);
     case 'sync-status':
       return syncStatus(deps, trackerOf(connection), job.payload as unknown as SyncPayload);
     case 'apply-inbound':
@@ -77,10 +77,11 @@ async function announce(deps: ActionDeps, connection: ConnectionRow, p: Announce
 /**
  * Exactly one tracker issue per Preflight issue: a link already stored ends the job; a try
  * after one that may have reached the tracker (a crash between its answer and our commit, a
- * timeout) first looks for the issue by its marker.
+ * timeout) first looks for the issue by its marker. `linkedAtClaim`: what the claim found
+ * (false: no link, read in the claim's statement; null: not known, looked up here).
  */
-async function createTrackerIssue(deps: ActionDeps, connection: ConnectionRow & { kind: TrackerKind }, p: CreatePayload, attempt: number): Promise<ActionOutcome> {
-  const existing = await findLink(deps.db, connection.id, p.issueId);
+async function createTrackerIssue(deps: ActionDeps, connection: ConnectionRow & { kind: TrackerKind }, p: CreatePayload, attempt: number, linkedAtClaim: boolean | null): Promise<ActionOutcome> {
+  const existing = linkedAtClaim === false ? undefined : await findLink(deps.db, connection.id, p.issueId);
   if (existing) return done({ direction: 'out', issueId: p.issueId, action: 'create', outcome: 'skipped', externalKey: existing.external_key, error: 'already linked' });
   const issue = await deps.issues.issue(p.issueId);
   if (!issue) return done({ direction: 'out', issueId: p.issueId, action: 'create', outcome: 'skipped', error: 'the issue no longer exists' });

@@ -5,7 +5,7 @@ import type { Logger } from '@preflight/log';
 import type { Registry } from 'prom-client';
 import { providerErrorIn } from '../outbound/safe-fetch.ts';
 import type { ConnectionRow } from '../storage/connections.ts';
-import { claimJobs, JOBS_CHANNEL, type JobRow } from '../storage/jobs.ts';
+import { claimJobs, JOBS_CHANNEL, type ClaimedJob, type JobRow } from '../storage/jobs.ts';
 import { ConnectionRows } from './connection-rows.ts';
 import type { IntegrationDatabase } from '../storage/schema.ts';
 import { runAction, type ActionDeps } from './actions.ts';
@@ -117,7 +117,7 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
     }
   }
 
-  function start(job: JobRow, connection: ConnectionRow | undefined): void {
+  function start(job: ClaimedJob, connection: ConnectionRow | undefined): void {
     total += 1;
     inFlight.set(job.connection_id, (inFlight.get(job.connection_id) ?? 0) + 1);
     metrics.lag.observe({ action: job.action }, Math.max(0, Date.now() - job.created_at.getTime()) / 1000);
@@ -135,7 +135,7 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
     running.add(task);
   }
 
-  async function run(job: JobRow, connection: ConnectionRow | undefined): Promise<void> {
+  async function run(job: ClaimedJob, connection: ConnectionRow | undefined): Promise<void> {
     if (!connection || connection.deleted_at) return record(job, { settlement: { jobId: job.id, state: 'failed', error: 'the connection was deleted' } });
     const began = performance.now();
     let settled: Settled;
