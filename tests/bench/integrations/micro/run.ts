@@ -108,10 +108,10 @@ for (const a of after) {
 }
 const lag = await sql<any>`select action, avg(extract(epoch from (coalesce(finished_at, now()) - created_at)))*1000 as ms from jobs group by action`.execute(db);
 console.log('created → finished ms:', lag.rows.map((r: any) => `${r.action} ${Number(r.ms).toFixed(0)}`).join(', '));
-const exited = new Promise((resolve) => child.once('exit', resolve));
-child.send({ type: 'close' });
-await exited;
 for (const s of services) await s.shutdown('micro done');
 await deleteStreams([stream]);
 await dropSchemas([schema]);
+const exited = new Promise((resolve) => child.once('exit', resolve));
+child.send({ type: 'close' });
+await exited;
 process.exit(0);
