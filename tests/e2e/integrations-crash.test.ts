@@ -51,7 +51,7 @@ describe('the integration service killed mid-sync', () => {
         expect(res.body).toHaveLength(1);
         return res.body;
       },
-      { timeoutMs: 30_000 },
+      { timeoutMs: 60_000 },
     );
     const made = github.issues('acme', 'crash').filter((i) => i.title.includes('Made once despite a crash'));
     expect(made).toHaveLength(1);
@@ -65,7 +65,7 @@ describe('the integration service killed mid-sync', () => {
     for (const title of titles) await file(title);
     await sys.restart('integration');
 
-    await eventually(() => expect(slack.messages.filter((m) => m.channel === '#crash')).toHaveLength(titles.length), { timeoutMs: 30_000 });
+    await eventually(() => expect(slack.messages.filter((m) => m.channel === '#crash')).toHaveLength(titles.length), { timeoutMs: 60_000 });
     const texts = slack.messages.filter((m) => m.channel === '#crash').map((m) => JSON.stringify(m.body));
     for (const title of titles) expect(texts.filter((t) => t.includes(title))).toHaveLength(1);
   });
