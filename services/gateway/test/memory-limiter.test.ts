@@ -32,4 +32,17 @@ describe('in-process sliding log', () => {
     limiter.sweep();
     expect((await limiter.check('a')).admitted).toBe(true);
   });
+
+  it('counts the admissions in the window as it lists them', async () => {
+    let now = 0;
+    const limiter = new MemoryRateLimiter({ limit: 10, windowSeconds: 1 }, () => now);
+    for (let i = 0; i < 4; i++) {
+      await limiter.check('k');
+      now += 300;
+    }
+    // t=1200: the t=0 admission has left the window.
+    expect(limiter.count('k')).toBe(3);
+    expect(limiter.count('k')).toBe(limiter.admissions('k').length);
+    expect(limiter.count('other')).toBe(0);
+  });
 });

@@ -105,6 +105,10 @@ export function createUpstreams(
         rollingCountTimeout: breakerOptions.rollingCountTimeoutMs,
         resetTimeout: breakerOptions.resetTimeoutMs,
         errorFilter: (err: { callerAborted?: boolean }) => err?.callerAborted === true,
+        // The breaker needs only its counts. Latency percentiles keep every call's time for the
+        // rolling window, and the snapshot sorts them all every second: a stall on the loop.
+        rollingPercentilesEnabled: false,
+        enableSnapshots: false,
       },
     );
     metrics.breakerState.set({ upstream: name }, BREAKER_STATE.closed);

@@ -24,8 +24,9 @@ export class FailoverRateLimiter implements RateLimiter {
   private readonly local: MemoryRateLimiter;
   private readonly sweeper: NodeJS.Timeout;
   private readonly memberPrefix = randomBytes(8).toString('base64url');
-  /** Reservations sent to Redis and not yet answered, by sequence number. */
+  /** Reservations sent to Redis and not yet answered, by sequence number, and how many per subject. */
   private readonly pending = new Set<number>();
+  private readonly pendingPerSubject = new Map<string, number>();
 
   constructor(
     private readonly shared: RedisRateLimiter,
@@ -50,15 +51,15 @@ export class FailoverRateLimiter implements RateLimiter {
     // Full here means full in the shared log too (this replica's admissions are part of it).
     if (reserved.seq === undefined) return reserved.decision;
     let shared: SharedDecision;
-    this.pending.add(reserved.seq);
+    this.hold(subject, reserved.seq);
     try {
       shared = await this.shared.check(subject, this.member(reserved.seq));
     } catch (err) {
-      this.pending.delete(reserved.seq);
+      this.settle(subject, reserved.seq);
       this.markDegraded(err);
       return reserved.decision;
     }
-    this.pending.delete(reserved.seq);
+    this.settle(subject, reserved.seq);
     await this.markRecovered(shared);
     return this.reconcile(subject, reserved, shared);
   }
@@ -74,14 +75,14 @@ export class FailoverRateLimiter implements RateLimiter {
     const reserved = this.local.reserve(subject);
     if (reserved.seq === undefined) return undefined;
     let found: CachedAdmission;
-    this.pending.add(reserved.seq);
+    this.hold(subject, reserved.seq);
     try {
       found = await this.shared.checkCachedKey(cacheEntryKey, subject, this.member(reserved.seq));
     } catch {
       this.local.cancel(subject, reserved.seq);
       return undefined;
     } finally {
-      this.pending.delete(reserved.seq);
+      this.settle(subject, reserved.seq);
     }
     if (found.kind !== 'decided') {
       this.local.cancel(subject, reserved.seq);
@@ -97,8 +98,9 @@ export class FailoverRateLimiter implements RateLimiter {
       return shared;
     }
     // The shared log holds fewer admissions than this replica alone made: Redis lost them (it
-    // restarted between two of our calls, so no failure told us).
-    if (shared.count < this.settled(subject).length) await this.seed(subject, shared);
+    // restarted between two of our calls, so no failure told us). Counted, not listed: this
+    // runs on every request, and the log can hold the whole window's admissions.
+    if (shared.count < this.local.count(subject) - (this.pendingPerSubject.get(subject) ?? 0)) await this.seed(subject, shared);
     return reserved.decision.remaining < shared.remaining ? reserved.decision : shared;
   }
 
@@ -111,6 +113,18 @@ export class FailoverRateLimiter implements RateLimiter {
     } catch {
       // The local log still holds the line for this replica; the next admission tries again.
     }
+  }
+
+  private hold(subject: string, seq: number): void {
+    this.pending.add(seq);
+    this.pendingPerSubject.set(subject, (this.pendingPerSubject.get(subject) ?? 0) + 1);
+  }
+
+  private settle(subject: string, seq: number): void {
+    this.pending.delete(seq);
+    const left = (this.pendingPerSubject.get(subject) ?? 1) - 1;
+    if (left > 0) this.pendingPerSubject.set(subject, left);
+    else this.pendingPerSubject.delete(subject);
   }
 
   /** This replica's admissions in the window that Redis has answered for (or that were made while it was down). */
