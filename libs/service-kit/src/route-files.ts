@@ -16,7 +16,9 @@ export interface RouteEntry {
  * A service's routes, one per manifest entry it owns, each the `register` export of the entry's
  * route file. `load` is the service's `(file) => import(`./${file}.ts`)`, written in its routes
  * folder so that bundlers include every route file. An internal entry's route answers only the
- * callers the manifest names. A missing file or export fails the start, naming the entry.
+ * callers the manifest names; an entry open to anyone (`auth: 'none'`, the trackers' hooks) only
+ * the gateway, whose token is what says the request came through the public ingress. A missing
+ * file or export fails the start, naming the entry.
  */
 export async function routesFromFiles<C>(entries: readonly RouteEntry[], load: (file: string) => Promise<unknown>): Promise<Array<RouteRegistration<C>>> {
   return Promise.all(
@@ -26,7 +28,8 @@ export async function routesFromFiles<C>(entries: readonly RouteEntry[], load: (
       })) as { register?: unknown };
       if (typeof module.register !== 'function') throw new Error(`route file ${entry.file}.ts exports no register function for the manifest entry ${entry.id}`);
       const register = module.register as RouteRegistration<C>;
-      return entry.auth === 'internal' && entry.callers ? onlyFrom(entry.callers, register) : register;
+      const callers = entry.auth === 'internal' ? entry.callers : entry.auth === 'none' ? ['gateway'] : undefined;
+      return callers ? onlyFrom(callers, register) : register;
     }),
   );
 }

@@ -13,7 +13,7 @@ import type { Registration } from './context.ts';
  * POST /admin/v1/organizations/:orgId/integrations: a chat channel or a tracker. Credentials
  * are sealed and never answered; a tracker gets its inbound URL and secret, shown this once.
  */
-export const adminCreateIntegration: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.post('/admin/v1/organizations/:orgId/integrations', async (req, res) => {
     const orgId = adminOrgId(req);
     const body = parseCreateRequest(req.body);

@@ -3,7 +3,7 @@ import { deleteConnection } from '../storage/connections.ts';
 import type { Registration } from './context.ts';
 
 /** DELETE /admin/v1/integrations/:id: 204; its waiting jobs are cancelled, nothing more is sent for it. */
-export const adminDeleteIntegration: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.delete('/admin/v1/integrations/:id', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'integration');

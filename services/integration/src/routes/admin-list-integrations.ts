@@ -4,7 +4,7 @@ import { toConnection } from '../views/connection-view.ts';
 import type { Registration } from './context.ts';
 
 /** GET /admin/v1/organizations/:orgId/integrations: newest first, without credentials or inbound secrets. */
-export const adminListIntegrations: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.get('/admin/v1/organizations/:orgId/integrations', async (req, res) => {
     const orgId = adminOrgId(req);
     const rows = await listConnections(ctx.db, orgId);

@@ -10,7 +10,7 @@ import type { Registration } from './context.ts';
  * once (the 201 of the connection showed the first). The old one stops working at once: paste
  * the new one into the tracker's webhook settings right after.
  */
-export const adminRotateInboundSecret: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.post('/admin/v1/integrations/:id/inbound-secret', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'integration');

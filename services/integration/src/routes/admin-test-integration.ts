@@ -13,7 +13,7 @@ import type { Registration } from './context.ts';
  * provider's refusal is the answer, not an error of this API. The result updates the
  * connection's health (a refused credential is `needs-attention`, a success clears it).
  */
-export const adminTestIntegration: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.post('/admin/v1/integrations/:id/test', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'integration');

@@ -11,7 +11,7 @@ import type { Registration } from './context.ts';
  * PATCH /admin/v1/integrations/:id: any of the settings. New credentials (always the whole
  * object) clear `needs-attention`, reset the connection's breaker and wake its waiting jobs.
  */
-export const adminUpdateIntegration: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.patch('/admin/v1/integrations/:id', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'integration');

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { RouteRegistration } from '@preflight/service-kit';
 import type { Breakers } from '@preflight/breakers';
 import type { Kysely } from '@preflight/db';
 import type { Logger } from '@preflight/log';
@@ -27,4 +27,4 @@ export interface RouteContext {
   inboundUrl(connectionId: string): string;
 }
 
-export type Registration = (app: Express, ctx: RouteContext) => void;
+export type Registration = RouteRegistration<RouteContext>;

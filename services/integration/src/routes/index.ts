@@ -1,28 +1,13 @@
-import { onlyFrom } from '@preflight/service-auth';
-import { adminCreateIntegration } from './admin-create-integration.ts';
-import { adminDeleteIntegration } from './admin-delete-integration.ts';
-import { adminIssueLinks } from './admin-issue-links.ts';
-import { adminListActivity } from './admin-list-activity.ts';
-import { adminListIntegrations } from './admin-list-integrations.ts';
-import { adminRetryFailed } from './admin-retry-failed.ts';
-import { adminRotateInboundSecret } from './admin-rotate-inbound-secret.ts';
-import { adminTestIntegration } from './admin-test-integration.ts';
-import { adminUpdateIntegration } from './admin-update-integration.ts';
-import type { Registration } from './context.ts';
-import { publicInboundHook } from './public-inbound-hook.ts';
+import { endpointsOwnedBy } from '@preflight/contract';
+import { routesFromFiles } from '@preflight/service-kit';
+import type { RouteContext } from './context.ts';
 
-/** Admin routes read JSON bodies (mounted under jsonBodies in app.ts); the inbound hook reads its raw body. */
-export const adminRegistrations: Registration[] = [
-  adminCreateIntegration,
-  adminListIntegrations,
-  adminUpdateIntegration,
-  adminDeleteIntegration,
-  adminTestIntegration,
-  adminListActivity,
-  adminIssueLinks,
-  adminRotateInboundSecret,
-  adminRetryFailed,
-];
+// One route file per manifest entry this service owns (libs/contract `routeFileOf` names it).
+const entries = endpointsOwnedBy('integration');
+const load = (file: string) => import(`./${file}.ts`);
 
-/** The trackers' hooks carry no caller, so the gateway's token is what says they came through it. */
-export const publicRegistrations: Registration[] = [onlyFrom(['gateway'], publicInboundHook)];
+/** Admin routes read JSON bodies (mounted under jsonBodies in app.ts). */
+export const adminRegistrations = await routesFromFiles<RouteContext>(entries.filter((e) => e.auth === 'admin'), load);
+
+/** The trackers' hooks read their raw bodies; only the gateway's token reaches them (routesFromFiles). */
+export const publicRegistrations = await routesFromFiles<RouteContext>(entries.filter((e) => e.auth !== 'admin'), load);

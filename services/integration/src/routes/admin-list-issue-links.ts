@@ -20,7 +20,7 @@ async function issueExists(ctx: Parameters<Registration>[1], issueId: string, or
  * organisation's connections only (an issue is only ever linked by its own organisation's), and
  * 404 for another organisation's issue.
  */
-export const adminIssueLinks: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.get('/admin/v1/issues/:id/links', async (req, res) => {
     const orgScope = requireAdmin(req);
     const issueId = pathId(req.params.id, 'issue');

@@ -55,7 +55,7 @@ function parseBody(contentType: string | undefined, raw: Buffer): unknown {
  * the issue service (`accepted`); an echo of a change this service made, or anything else, is
  * `ignored`. Both are 200.
  */
-export const publicInboundHook: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.post('/integrations/v1/hooks/:connectionId', express.raw({ type: () => true, limit: TRACKER_HOOK_BODY_LIMIT }), async (req, res) => {
     const id = String(req.params.connectionId);
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

@@ -8,7 +8,7 @@ import type { Registration } from './context.ts';
  * in the activity) runs again from its first try, e.g. after a Jira screen was fixed or a
  * repository renamed back. 200 `{requeued}`.
  */
-export const adminRetryFailed: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.post('/admin/v1/integrations/:id/retry', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'integration');

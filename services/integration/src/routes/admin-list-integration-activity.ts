@@ -10,7 +10,7 @@ const ActivityQuery = z.object({
 });
 
 /** GET /admin/v1/integrations/:id/activity?limit=: newest first, default 50, at most 200. */
-export const adminListActivity: Registration = (app, ctx) => {
+export const register: Registration = (app, ctx) => {
   app.get('/admin/v1/integrations/:id/activity', async (req, res) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'integration');
