@@ -14,7 +14,9 @@ import { databaseClient, deliverySuite, queryRows } from './harness.ts';
  * STORE_CHUNK rows made for one statement.
  */
 const MAX_UNSTORED = 2;
-const s = deliverySuite({ DELIVERY_MAX_UNSTORED: String(MAX_UNSTORED) });
+// A whole attempt's time as in production: a thousand deliveries due at once to one receiver
+// must not fail unsent, or time out, on a busy test machine.
+const s = deliverySuite({ DELIVERY_MAX_UNSTORED: String(MAX_UNSTORED), DELIVERY_ATTEMPT_TIMEOUT_MS: '10000' });
 
 /** Per attempt of the endpoint, oldest first: whether its event's own transaction wrote it (started before its row was stored). */
 const writtenByFanout = async (endpointId: string) =>
@@ -68,7 +70,7 @@ describe('memory bounds of the fan-out', () => {
     const count = STORE_CHUNK + 50;
     for (let i = 0; i < count; i += 1) s.stub.add(org, `${r.url}&endpoint=${i}`);
     await s.pub.publish(issueCreated(org), { orgId: org });
-    await eventually(() => expect(r.requests).toHaveLength(count), { timeoutMs: 60_000 });
-    expect(new Set(r.requests.map((x) => x.path)).size).toBe(count);
-  });
+    // At least once: each endpoint's path arrives (a retry after a lost answer could repeat one).
+    await eventually(() => expect(new Set(r.requests.map((x) => x.path)).size).toBe(count), { timeoutMs: 60_000 });
+  }, 90_000);
 });

@@ -1,5 +1,5 @@
 import { isUniqueViolation, sql, type Kysely } from '@preflight/db';
-import { ATTEMPT_COLUMNS, attemptRows, type AttemptRecord } from './attempt-rows.ts';
+import { ATTEMPT_COLUMNS, attemptRows, bareArray, type AttemptRecord } from './attempt-rows.ts';
 import type { DeliveryDatabase, DeliveryStatus, DeliveryTrigger } from './schema.ts';
 
 export type { AttemptRecord } from './attempt-rows.ts';
@@ -132,7 +132,7 @@ export async function storeFanout(
   await sql`
     with envelope as (
       insert into delivery_envelopes (event_id, event_type, body)
-      select * from unnest(${d.envelopes.map((e) => e.eventId)}::text[], ${d.envelopes.map((e) => e.eventType)}::text[], ${d.envelopes.map((e) => e.body)}::text[])
+      select * from unnest(${d.envelopes.map((e) => e.eventId)}::text[], ${bareArray(d.envelopes, (e) => e.eventType)}::text[], ${d.envelopes.map((e) => e.body)}::text[])
       on conflict do nothing
     ),
     logged as (
@@ -148,9 +148,9 @@ export async function storeFanout(
         case when r.lease_token is not null then ${leaseEnd(d.leaseMs)} end,
         r.lease_token,
         case when r.status not in ('pending', 'parked') then now() end
-      from unnest(${col('id')}::uuid[], ${col('eventId')}::text[], ${col('eventType')}::text[], ${col('endpointId')}::uuid[], ${col('orgId')}::uuid[],
-        ${col('url')}::text[], ${col('status')}::text[], ${col('attemptCount')}::integer[], ${col('dueInMs')}::integer[],
-        ${col('leaseToken').map((t) => t ?? null)}::uuid[])
+      from unnest(${bareArray(rows, (r) => r.id)}::uuid[], ${col('eventId')}::text[], ${bareArray(rows, (r) => r.eventType)}::text[], ${bareArray(rows, (r) => r.endpointId)}::uuid[],
+        ${bareArray(rows, (r) => r.orgId)}::uuid[], ${col('url')}::text[], ${bareArray(rows, (r) => r.status)}::text[], ${bareArray(rows, (r) => r.attemptCount)}::integer[],
+        ${bareArray(rows, (r) => r.dueInMs)}::integer[], ${bareArray(rows, (r) => r.leaseToken)}::uuid[])
         as r (id, event_id, event_type, endpoint_id, org_id, url, status, attempt_count, due_in_ms, lease_token)
     )
     select pg_notify(${d.channel}, '') from (select 1) one
@@ -219,8 +219,8 @@ async function recordAttemptsOnce(db: Kysely<DeliveryDatabase>, completions: rea
   const a = completions.map((c) => c.attempt);
   const attempts = attemptRows(a);
   const moves = sql`select * from unnest(
-    ${a.map((x) => x.deliveryId)}::uuid[], ${completions.map((c) => c.token)}::uuid[], ${completions.map((c) => c.next.status)}::text[],
-    ${a.map((x) => x.attempt)}::integer[], ${completions.map((c) => c.next.retryInMs ?? 0)}::integer[], ${completions.map(nothingLeft)}::boolean[])`;
+    ${bareArray(a, (x) => x.deliveryId)}::uuid[], ${bareArray(completions, (c) => c.token)}::uuid[], ${bareArray(completions, (c) => c.next.status)}::text[],
+    ${bareArray(a, (x) => x.attempt)}::integer[], ${bareArray(completions, (c) => c.next.retryInMs ?? 0)}::integer[], ${bareArray(completions, nothingLeft)}::boolean[])`;
   // One statement (data-modifying CTEs), so one round trip and one commit for the batch; the
   // inserts, deletes and updates still stand or fall together. `now()` is the database's
   // clock, like the claim's `next_attempt_at <= now()`. A delivery with nothing left to do
