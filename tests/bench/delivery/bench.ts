@@ -12,6 +12,7 @@ import { cpuMeter, type CpuGroups, type CpuUsage } from '../lib/cpu.ts';
 import { machineFacts } from '../lib/machine.ts';
 import { REPORTED_PAUSE_MS, watchMachinePauses, type PauseCount } from '../lib/machine-pauses.ts';
 import { openLoop, type OpenLoopResult } from '../lib/open-loop.ts';
+import { rssSampler } from '../lib/rss.ts';
 import { Samples, summarise, type LatencySummary } from '../lib/stats.ts';
 import { withBenchClient } from '../lib/postgres.ts';
 import { bareLoop, bucketOf, cutProfiles, feedWindow, metricValue, quiesce as settleGroups, ratio, StandInWorker, startBenchSystem, waitForCount } from '../lib/system-bench.ts';
@@ -67,6 +68,8 @@ export interface LatencyPhase {
   timeline: Array<{ p99: number; max: number }>;
   /** Gaps of an idle process's timer of at least `REPORTED_PAUSE_MS` in the measured window (lib/machine-pauses.ts). */
   pauses: PauseCount;
+  /** Largest RSS (MB) of each service's largest process during the phase. */
+  rssMb: Record<string, number>;
 }
 
 /** Seconds of publishing per timeline bucket: where in a window its slowest deliveries fall. */
@@ -85,6 +88,8 @@ export interface ThroughputPhase extends ThroughputWindow {
   consumerLagEnd?: number;
   /** Mean attempt duration over the window as the delivery service measures it (its histogram's sum ÷ count): request → answer inside the service. */
   attemptMeanMs?: number;
+  /** Largest RSS (MB) of each service's largest process during the window (warm-up included). */
+  rssMb?: Record<string, number>;
 }
 
 export interface DeliveryReport extends SystemReport<DeliverySettings> {
@@ -189,6 +194,9 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     'other services': [sys.processes.gateway.child.pid ?? 0, sys.processes.issue.child.pid ?? 0, sys.processes.campaign.child.pid ?? 0],
     harness: [process.pid],
   };
+  // Every service's processes, sampled every 250 ms: each phase reports the largest RSS it saw.
+  const rss = rssSampler(() => Object.fromEntries(Object.entries(sys.replicas).map(([name, procs]) => [name, procs.map((p) => p.child.pid ?? 0)])));
+  onCleanup(async () => rss.stop());
 
   const a = admin(sys);
   const org = await a.createOrg('Delivery bench');
@@ -282,6 +290,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     const start = receivers.arrivals;
     const meter = cpuMeter(groups);
     await meter.prepare();
+    rss.take();
     const phaseStart = Date.now();
     const open = await openLoop(
       async () => {
@@ -310,6 +319,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     const arrivedAtEnd = receivers.arrivals - start;
     await waitArrivals(start + published * s.endpoints, s.drainTimeoutS);
     meter.stop();
+    const rssMb = rss.take();
     log(`  when publishing stopped: ${published * s.endpoints - arrivedAtEnd} deliveries outstanding, ${atEnd.pending} pending rows, consumer lag ${atEnd.lag}`);
     const records = (await receivers.collect()).filter((r) => r.phase === name && r.seq >= warmupCount);
     const seen = new Set<string>();
@@ -352,6 +362,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
         return { p99: sum.p99, max: sum.max };
       }),
       pauses: pauses.during(windowFrom, windowFrom + durationS * 1000 + latency.max),
+      rssMb,
     };
     const vacuums = await autovacuumsSince(windowFrom);
     log(`  autovacuum during the run (last run per table, s from the measured window's start): ${vacuums.length > 0 ? vacuums.join(', ') : 'none'}`);
@@ -369,6 +380,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     const a0 = receivers.arrivals;
     const meter = cpuMeter(groups);
     await meter.prepare();
+    rss.take();
     let metricsAtStart: ReturnType<typeof scrape> | undefined;
     const feed = await feedWindow({
       warmupS: s.tpWarmupS,
@@ -388,6 +400,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     const [aStart, pubStart, oStart] = [feed.start.arrived, feed.start.sent, feed.start.outstanding];
     const [aEnd, pubEnd, oEnd] = [feed.end.arrived, feed.end.sent, feed.end.outstanding];
     meter.stop();
+    const rssMb = rss.take();
     cutProfiles(sys, s.cpuProfDir);
     const metrics = await scrape();
     const before = await metricsAtStart!;
@@ -415,6 +428,7 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
       errors: feed.state.errors,
       cpu: meter.usage,
       settledS,
+      rssMb,
     };
     log(`  ${Math.round(phase.deliveredPerS)}/s delivered (offered ${Math.round(phase.offeredPerS!)}/s), outstanding ${oStart} → ${oEnd}, pending rows ${metrics.pending}, consumer lag ${metrics.lag}, mean attempt ${phase.attemptMeanMs!.toFixed(2)} ms, drained in ${drainS.toFixed(1)} s`);
     return phase;

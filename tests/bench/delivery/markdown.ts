@@ -44,6 +44,17 @@ function cpuBudget(r: DeliveryReport): string[] {
   return out;
 }
 
+/** Each service's largest RSS per phase (its largest process: for delivery, the larger replica). */
+function memoryTable(r: DeliveryReport): string[] {
+  const phases = [...r.latency, ...r.throughput].filter((p) => p.rssMb);
+  const services = [...new Set(phases.flatMap((p) => Object.keys(p.rssMb!)))];
+  return [
+    '### Memory: largest RSS per service, by phase (MB; sampled every 250 ms, the largest process of each service)',
+    '',
+    table(['phase', ...services], phases.map((p) => [p.label, ...services.map((sv) => (p.rssMb![sv] ?? NaN).toFixed(0))])),
+  ];
+}
+
 export function deliveryMarkdown(r: DeliveryReport, command: string, note: string | undefined, findings: string | undefined): string {
   const s = r.settings;
   const out: string[] = [];
@@ -118,6 +129,8 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
   out.push('`postgres` = the backends of the metered processes plus Postgres\'s background processes; `nats` = the NATS server; `harness` = publisher, receivers (worker thread) and bare loops; `other` = everything else on the machine; `stolen` = time the hypervisor ran something else while this machine\'s CPUs wanted to run (steal in /proc/stat), during which every process here stood still.');
   out.push('');
   out.push(...cpuBudget(r));
+  out.push('');
+  out.push(...memoryTable(r));
   if (findings) {
     out.push('');
     out.push(findings.trim());
