@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -30,7 +32,8 @@ export interface ServiceProcess {
  * Runs one service as its own process: from its TypeScript source (`node --import tsx`), the
  * way `npm start` and the end-to-end tests both do, or with `built` from the bundle its image
  * runs (services/<name>/dist/main.js, `node scripts/build-service.mjs`, with the image's
- * NODE_ENV and NODE_OPTIONS), as the benchmarks do. `onLine` sees every output line.
+ * NODE_ENV and the NODE_OPTIONS its chart sets, else the image's), as the benchmarks do.
+ * `onLine` sees every output line.
  */
 export function spawnService(
   name: ServiceName,
@@ -39,10 +42,10 @@ export function spawnService(
   onLine?: (name: ServiceName, line: string) => void,
   opts: { built?: boolean } = {},
 ): ServiceProcess {
-  const args = opts.built ? ['--enable-source-maps', `services/${name}/dist/main.js`] : ['--import', 'tsx', `services/${name}/src/main.ts`];
+  const args = opts.built ? [`services/${name}/dist/main.js`] : ['--import', 'tsx', `services/${name}/src/main.ts`];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...(opts.built ? { NODE_ENV: 'production' } : {}), ...env },
+    env: { ...process.env, ...(opts.built ? { NODE_ENV: 'production', NODE_OPTIONS: deployedNodeOptions(name) } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const recent: string[] = [];
@@ -64,6 +67,12 @@ export function spawnService(
       return exited;
     },
   };
+}
+
+/** The image's NODE_OPTIONS (Dockerfile), unless the service's chart replaces it in `extraEnv` (a heap limit). */
+function deployedNodeOptions(name: ServiceName): string {
+  const values = parse(readFileSync(`${REPO_ROOT}charts/${name}/values.yaml`, 'utf8')) as { extraEnv?: Array<{ name: string; value?: string }> };
+  return values.extraEnv?.find((e) => e.name === 'NODE_OPTIONS')?.value ?? '--enable-source-maps';
 }
 
 /** Resolves once `GET {url}/readyz` answers 200; rejects with the process's output otherwise. */
