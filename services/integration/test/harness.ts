@@ -263,10 +263,7 @@ export function integrationSuite(env: Record<string, string> = {}, resolvers: In
       });
       await h.pub.publish(event, { orgId: issue.orgId });
     };
-    h.consumedEvents = async () => {
-      const { rows } = await sql<{ n: string }>`select count(*) as n from inbox`.execute(h.service.database.db);
-      return Number(rows[0]?.n ?? 0);
-    };
+    h.consumedEvents = () => consumedSince(h, 'all');
     h.restart = async () => {
       await h.service.shutdown('test restart');
       await start();
@@ -309,6 +306,21 @@ export async function jobsOf(h: IntegrationHarness, connectionId: string): Promi
 }
 
 /** The sample of a metric without labels of its own (only the service's default ones) on /metrics, as a scrape sees it. */
+/**
+ * Events the sync consumer finished since this process started, by /metrics: with `'all'` every
+ * outcome, else one (`skipped`: acked without a transaction, the organisation has no live connection).
+ */
+export async function consumedSince(h: IntegrationHarness, outcome: string): Promise<number> {
+  const text = await (await fetch(`${h.base}/metrics`)).text();
+  let n = 0;
+  for (const line of text.split('\n')) {
+    const match = /^consumer_processed_total\{([^}]*)\} (\S+)$/.exec(line);
+    if (!match || !match[1]!.includes('consumer="integration-sync"')) continue;
+    if (outcome === 'all' || match[1]!.includes(`outcome="${outcome}"`)) n += Number(match[2]);
+  }
+  return n;
+}
+
 export async function metricValue(h: IntegrationHarness, name: string): Promise<number> {
   const text = await (await fetch(`${h.base}/metrics`)).text();
   const sample = new RegExp(`^${name}(?:\\{service="[^"]*"\\})? (\\S+)$`);

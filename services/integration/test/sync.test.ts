@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeGithub, startFakeSlack, startFakeTeams, type FakeGithub, type FakeSlack, type FakeTeams } from '@preflight/provider-fakes';
+import { sql } from '@preflight/db';
 import { createEvent, toTimestamp } from '@preflight/events';
 import { eventually } from '@preflight/testing';
-import { activityOf, connect, integrationSuite } from './harness.ts';
+import { activityOf, connect, consumedSince, integrationSuite } from './harness.ts';
 
 const h = integrationSuite();
 let slack: FakeSlack;
@@ -71,6 +72,34 @@ describe('chat channels', () => {
     expect(texts.some((t) => t.includes('Filed while paused'))).toBe(false);
     // Moving to InProgress is an IssueUpdated, which this channel did not select: one status message, the close.
     expect(texts.filter((t) => t.includes('Watched and severe'))).toHaveLength(2);
+  });
+});
+
+describe('organisations without a connection', () => {
+  it('acks their events without a transaction, and a connection made or resumed counts from its next event', async () => {
+    const orgId = randomUUID();
+    const campaignId = randomUUID();
+    const inboxRows = async () => Number((await sql<{ n: string }>`select count(*) as n from inbox`.execute(h.service.database.db)).rows[0]!.n);
+    const skipped = await consumedSince(h, 'skipped');
+    const stored = await inboxRows();
+    await h.fileIssue(orgId, campaignId, { title: 'Nobody listens', severity: 'Critical' });
+    await eventually(async () => expect(await consumedSince(h, 'skipped')).toBe(skipped + 1));
+    expect(await inboxRows()).toBe(stored);
+
+    // The organisation's "no connection" is known now; the connection's commit makes it forgotten.
+    const url = slack.webhookUrl('#late');
+    const c = await connect(h, orgId, { kind: 'slack', name: 'Late', config: {}, credentials: { webhookUrl: url } });
+    await h.fileIssue(orgId, campaignId, { title: 'Filed right after connecting', severity: 'Critical' });
+    await slack.waitForMessage((m) => m.channel === '#late' && slackText(m).includes('Filed right after connecting'));
+
+    expect((await h.call('PATCH', `/admin/v1/integrations/${c.id}`, { body: { paused: true } })).status).toBe(200);
+    const beforePause = await consumedSince(h, 'skipped');
+    await h.fileIssue(orgId, campaignId, { title: 'Filed while paused', severity: 'Critical' });
+    await eventually(async () => expect(await consumedSince(h, 'skipped')).toBe(beforePause + 1));
+    expect((await h.call('PATCH', `/admin/v1/integrations/${c.id}`, { body: { paused: false } })).status).toBe(200);
+    await h.fileIssue(orgId, campaignId, { title: 'Filed right after resuming', severity: 'Critical' });
+    await slack.waitForMessage((m) => m.channel === '#late' && slackText(m).includes('Filed right after resuming'));
+    expect(slack.messages.filter((m) => m.channel === '#late').map(slackText).some((t) => t.includes('Filed while paused'))).toBe(false);
   });
 });
 

@@ -1,9 +1,10 @@
-import type { BatchEventHandler } from '@preflight/bus';
+import type { BatchEventHandler, ConsumedEvent } from '@preflight/bus';
 import { SEVERITY_RANK, type IssueSeverity, type IssueStatus } from '@preflight/contract';
 import { decodeEvent, fromTimestamp, kindOfSubject, toPublicEvents, type DomainEvent } from '@preflight/events';
 import type { Logger } from '@preflight/log';
 import { isTrackerKind } from '../providers/index.ts';
 import { originOf } from '../domain/origin.ts';
+import type { ConnectedOrgs } from './connected-orgs.ts';
 import { campaignText } from '../domain/campaign-text.ts';
 import { campaignNames, upsertCampaign } from '../storage/campaigns.ts';
 import { liveConnectionsOf, type LiveConnection } from '../storage/connections.ts';
@@ -54,6 +55,22 @@ export function eventJobsHandler(subjectPrefix: string, logger: Logger): BatchEv
     }
     const queued = await enqueueJobs(trx, jobs);
     if (queued > 0) logger.debug({ events: batch.length, jobs: queued }, 'integration jobs queued');
+  };
+}
+
+/** The events whose campaign names and organisation this service keeps, connections or not. */
+const REMEMBERED = new Set(['CampaignCreated', 'CampaignLaunched', 'CampaignClosed', 'CampaignStatusChanged']);
+
+/**
+ * The consumer's `wants`: false for an event of an organisation without a live connection,
+ * which is then acked without a transaction (most organisations have none). An event without
+ * the organisation header, or one whose campaign this service remembers, always goes through.
+ */
+export function eventWanted(connected: ConnectedOrgs, subjectPrefix: string): (consumed: ConsumedEvent) => Promise<boolean> {
+  return async (consumed) => {
+    const kind = consumed.type ?? kindOfSubject(consumed.subject, subjectPrefix);
+    if (!consumed.orgId || !kind || REMEMBERED.has(kind)) return true;
+    return connected.has(consumed.orgId);
   };
 }
 
