@@ -124,6 +124,14 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
   expect(serious, `${label}: ${JSON.stringify(serious, null, 2)}`).toEqual([]);
 }
 
+/** Readable on a phone: the page itself never scrolls sideways (wide tables scroll inside their own region). */
+export async function expectNoSidewaysScroll(page: Page, label: string): Promise<void> {
+  const { scrollWidth, innerWidth } = await page.evaluate<{ scrollWidth: number; innerWidth: number }>(
+    '({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })',
+  );
+  expect(scrollWidth, `${label} (phone) is ${scrollWidth} px wide in a ${innerWidth} px viewport`).toBeLessThanOrEqual(innerWidth);
+}
+
 /** What docs/console-pages.md reports per page: JavaScript loaded and Navigation Timing's domInteractive. */
 export interface PageFigures {
   page: string;
@@ -147,9 +155,9 @@ export async function pageFigures(page: Page, name: string): Promise<PageFigures
 }
 
 /**
- * Every page kind is checked the same way: axe at desktop and phone size, its figures measured,
- * and (with CONSOLE_SCREENSHOTS=1) a screenshot at each size into docs/console/, one page of each
- * kind (`screenshot: false` for a second state of a page already shown).
+ * Every page kind is checked the same way: axe at desktop and phone size, no sideways scrolling
+ * at phone size, its figures measured, and (with CONSOLE_SCREENSHOTS=1) a screenshot at each size
+ * into docs/console/, one page of each kind (`screenshot: false` for a second state of a page already shown).
  */
 export async function audit(page: Page, name: string, opts: { screenshot?: boolean } = {}): Promise<void> {
   await pageFigures(page, name);
@@ -157,6 +165,7 @@ export async function audit(page: Page, name: string, opts: { screenshot?: boole
   for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
     await page.setViewportSize(viewport);
     await expectAccessible(page, `${name} (${size})`);
+    if (size === 'phone') await expectNoSidewaysScroll(page, name);
     if (shoot) {
       mkdirSync(SCREENSHOT_DIR, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${size}.png`), fullPage: size === 'desktop' });
