@@ -1,65 +1,34 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deliveryLogFingerprint } from '../src/pages/settings/webhook-view.tsx';
 import { newOrg, startHarness, type Browser, type Harness } from './harness.ts';
+import { CAMPAIGN, campaign, campaignPageAnswers as pageAnswers, ISSUE, NOW, problem, report, startStandInGateway, task, TASK, tester, TESTER, WEBHOOK, webhook, type StandInGateway } from './stand-in-gateway.ts';
 
 /**
  * The pages' handlers against a stand-in for the gateway's admin API (the real one is exercised
  * end to end by tests/browser): which admin calls a form makes, with which body, and what the
  * page shows for the answers (success, 422 beside the field, 409, 404, a role refused).
+ * pages-actions.test.ts has the rest of the pages' actions.
  */
 
-interface Seen {
-  method: string;
-  path: string;
-  body: unknown;
-}
-
-let gateway: Server;
-const seen: Seen[] = [];
-/** `METHOD /path` → [status, body]; anything else is a 404 problem. */
-const answers = new Map<string, [number, unknown]>();
-
-const problem = (status: number, detail: string, errors?: Record<string, string[]>) => ({ type: 'about:blank', title: 'x', status, detail, instance: null, traceId: null, ...(errors ? { errors } : {}) });
-
+let gateway: StandInGateway;
+let seen: StandInGateway['seen'];
+let answers: StandInGateway['answers'];
 let h: Harness;
 let orgId: string;
-const CAMPAIGN = '11111111-1111-4111-8111-111111111111';
-const ISSUE = '22222222-2222-4222-8222-222222222222';
-const WEBHOOK = '33333333-3333-4333-8333-333333333333';
-const NOW = '2026-11-27T14:00:00.000Z';
 
 beforeAll(async () => {
-  gateway = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const path = req.url!;
-      seen.push({ method: req.method!, path, body: text ? JSON.parse(text) : undefined });
-      const [status, body] = answers.get(`${req.method} ${path}`) ?? [404, problem(404, 'Not found.')];
-      if (status === 204) {
-        res.writeHead(204).end();
-        return;
-      }
-      res.writeHead(status, { 'content-type': status >= 400 ? 'application/problem+json' : 'application/json' }).end(JSON.stringify(body));
-    });
-  });
-  await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
-  h = await startHarness({ GATEWAY_URL: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}` });
+  gateway = await startStandInGateway();
+  ({ seen, answers } = gateway);
+  h = await startHarness({ GATEWAY_URL: gateway.url });
   orgId = await newOrg(h, 'Pages Org');
 });
 
 afterAll(async () => {
   await h?.close();
-  await new Promise((resolve) => gateway?.close(resolve));
+  await gateway?.close();
 });
 
-beforeEach(() => {
-  seen.length = 0;
-  answers.clear();
-});
+beforeEach(() => gateway.reset());
 
 async function signedIn(role: 'Owner' | 'Admin' | 'Member'): Promise<Browser> {
   const user = await h.addUser({ orgId, role });
@@ -69,23 +38,7 @@ async function signedIn(role: 'Owner' | 'Admin' | 'Member'): Promise<Browser> {
 }
 
 const org = () => `/admin/v1/organizations/${orgId}`;
-const campaign = { id: CAMPAIGN, name: 'Spring launch', status: 'Draft', siteId: CAMPAIGN, siteName: 'Shop', readinessLevel: 'ReadyToLaunch', gate: 'cleared', createdAt: NOW };
-const report = { version: 1, readinessLevel: 'ReadyToLaunch', gate: 'cleared', sealState: 'open', sealedVersion: null, requiredCount: 0, signedCount: 0, waivedCount: 0, entries: [] };
-const webhook = { id: WEBHOOK, name: 'Receiver', url: 'https://example.com/hook', events: null, isEnabled: true, source: 'dashboard', createdAt: NOW, consecutiveFailures: 0, disabledAt: null, stats: null };
-
-const TASK = '44444444-4444-4444-8444-444444444444';
-const TESTER = '55555555-5555-4555-8555-555555555555';
-const task = { id: TASK, title: 'Buy something', required: true };
-const tester = { id: TESTER, name: 'Tess', email: 'tess@example.com', preview: false, status: 'Invited', verdict: null, completedAt: null, completedTasks: [] };
-
-function campaignPageAnswers() {
-  answers.set(`GET /admin/v1/campaigns/${CAMPAIGN}`, [200, campaign]);
-  answers.set(`GET /admin/v1/campaigns/${CAMPAIGN}/report`, [200, report]);
-  answers.set(`GET /admin/v1/campaigns/${CAMPAIGN}/signers`, [200, []]);
-  answers.set(`GET /admin/v1/campaigns/${CAMPAIGN}/issues?page=1&pageSize=25`, [200, { items: [], page: 1, pageSize: 25, total: 0, hasMore: false }]);
-  answers.set(`GET /admin/v1/campaigns/${CAMPAIGN}/tasks`, [200, [task]]);
-  answers.set(`GET /admin/v1/campaigns/${CAMPAIGN}/testers`, [200, [tester]]);
-}
+const campaignPageAnswers = () => pageAnswers(answers);
 
 describe('campaign pages', () => {
   it('list the campaigns with their verdict, gate and sign-offs', async () => {
