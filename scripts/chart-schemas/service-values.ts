@@ -83,6 +83,24 @@ const volumeMount: JsonSchema = { type: 'object', required: ['name', 'mountPath'
 /** An image tag as registries accept it: `1.4.0`, `dev`, `1.4.0-rc.1` (not `1 0`, not `v1:2`). Empty: global.imageTag, then appVersion. */
 const imageTag: JsonSchema = { type: ['string', 'number'], pattern: '^([A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?$' };
 const ingressPath: JsonSchema = strict({ path: { type: 'string', pattern: '^/' }, pathType: { enum: ['Prefix', 'Exact', 'ImplementationSpecific'] } }, ['path']);
+/**
+ * A public Ingress path: literal segments (`/api/v1`; no regex a controller could read wider), Prefix
+ * or Exact (ImplementationSpecific lets a controller match more), never the admin API's port share:
+ * not a path under /admin, nor one /admin/v1 starts with (`/`, `/a`, `/admin`), which would route it
+ * too (the gateway serves both on one port). preflight-lib's _ingress.tpl refuses the same.
+ */
+const publicIngressPath: JsonSchema = strict(
+  {
+    path: {
+      type: 'string',
+      pattern: '^(/[A-Za-z0-9_~-]+)+/?$',
+      not: { pattern: '^/([Aa]([Dd]([Mm]([Ii]([Nn].*)?)?)?)?)?$' },
+      description: 'A public prefix (/api/v1): literal segments, not under /admin and not a prefix of /admin/v1 (/, /a, /admin).',
+    },
+    pathType: { enum: ['Prefix', 'Exact'] },
+  },
+  ['path'],
+);
 const ingressShape = (paths: JsonSchema, extra: Record<string, JsonSchema> = {}) =>
   strict({
     enabled: bool,
@@ -206,7 +224,7 @@ export const serviceValuesSchema: JsonSchema = {
       networkPolicy: strict({ enabled: bool, extraEgress: arr }),
       databaseUrlSecret: strict({ name: str, key: { type: 'string', pattern: '^([-._a-zA-Z0-9]+)?$' } }),
     }),
-    ingress: ingressShape({ type: 'array', items: { ...ingressPath, not: { properties: { path: { pattern: '^/admin' } }, required: ['path'] } } }),
+    ingress: ingressShape({ type: 'array', items: publicIngressPath }),
     adminIngress: ingressShape({ type: 'array', items: ingressPath }, { allowSameClass: bool }),
     tests: strict({ enabled: bool, image: { type: 'string', minLength: 1 }, podAnnotations: stringMap }),
     keda: strict({

@@ -101,6 +101,16 @@ describe('finding 1: the admin API is not on the public Ingress', () => {
     expect(values.adminIngress.enabled).toBe(false);
     expect(readFileSync(join(root, 'docs/operations.md'), 'utf8')).toContain('port-forward svc/preflight-gateway 8080');
   });
+
+  it('the public paths are refused by the template as well, should the schema be skipped', async () => {
+    const render = (paths: object[], schema = false) => template('gateway', [...(schema ? [] : ['--skip-schema-validation']), '-f', valuesFile('public-paths', { ingress: { enabled: true, paths } })]);
+    for (const path of ['/', '/a', '/admin', '/ADMIN/v1']) await expect(render([{ path: '/api/v1' }, { path }]), path).rejects.toThrow('would route the admin API');
+    await expect(render([{ path: '/api/.*' }])).rejects.toThrow('not a literal prefix');
+    await expect(render([{ path: '/api/v1', pathType: 'ImplementationSpecific' }])).rejects.toThrow('ImplementationSpecific');
+    // public prefixes that only share a first letter or a segment with /admin pass both checks
+    const ok = await render([{ path: '/api/v1' }, { path: '/api/v1/admin', pathType: 'Exact' }, { path: '/about' }, { path: '/console/' }], true);
+    expect(JSON.stringify(find(ok, 'Ingress', 'preflight-gateway')!.spec)).toContain('/about');
+  });
 });
 
 describe('finding 2: migration hooks under a namespace default-deny', () => {
@@ -280,6 +290,10 @@ describe('finding 6 (and 2, 5): values that are refused, by the schema or a temp
     // the admin API stays off the public ingress
     ['gateway', file('admin-public', { ingress: { enabled: true, paths: [{ path: '/api/v1' }, { path: '/admin/v1' }] } }), 'paths'],
     ['gateway', file('admin-same-class', { ingress: { enabled: true, className: 'nginx' }, adminIngress: { enabled: true, className: 'nginx' } }), 'adminIngress'],
+    // ...nor through a path /admin/v1 starts with, a pattern, or a controller-defined match
+    ...['/', '/a', '/admin', '/Admin/v1', '/admin/v1/', '/.*', '/api/v1(/|$)'].map((path, i) => ['gateway', file(`admin-prefix-${i}`, { ingress: { enabled: true, paths: [{ path: '/api/v1' }, { path }] } }), 'path'] as [string, () => string[], string]),
+    ['gateway', file('admin-impl-specific', { ingress: { enabled: true, paths: [{ path: '/api/v1', pathType: 'ImplementationSpecific' }] } }), 'pathType'],
+    ['preflight', file('admin-root-umbrella', { gateway: { ingress: { enabled: true, paths: [{ path: '/' }] } } }), 'path'],
     // independent deploys and the stream
     ['preflight', ['--set', 'global.instance=Preflight_1'], 'instance'],
     ['preflight', ['--set', 'global.events.replicas=7'], 'replicas'],

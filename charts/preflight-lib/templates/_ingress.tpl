@@ -1,9 +1,11 @@
 {{/*
 The public Ingress (`ingress`) and, on the gateway, the internal one (`adminIngress`): the admin
-API (/admin/v1) is never on the public entry (the values schema refuses an /admin path in
-`ingress.paths`); `adminIngress` (off by default) serves it through its own class and
-annotations, e.g. an internal-only controller or a source-range allowlist. Without it, reach
-/admin/v1 with `kubectl port-forward svc/<instance>-gateway 8080` (docs/operations.md).
+API (/admin/v1) is never on the public entry. `ingress.paths` lists public prefixes (literal
+segments, Prefix or Exact); a path under /admin, or one /admin/v1 starts with (`/`, `/a`), would
+route it too, since the gateway serves both on one port: it fails here and in the values schema.
+`adminIngress` (off by default) serves /admin/v1 through its own class and annotations, e.g. an
+internal-only controller or a source-range allowlist. Without it, reach /admin/v1 with
+`kubectl port-forward svc/<instance>-gateway 8080` (docs/operations.md).
 */}}
 {{- define "preflight-lib.ingressObject" -}}
 {{- $root := .root -}}
@@ -53,8 +55,15 @@ spec:
 {{- $fullname := include "preflight-lib.fullname" . -}}
 {{- if .Values.ingress.enabled }}
 {{- range .Values.ingress.paths }}
-{{- if hasPrefix "/admin" .path }}
-{{- fail (printf "ingress.paths: %s is the admin API; it is served by adminIngress (internal only), never by the public ingress" .path) }}
+{{- $path := lower (toString .path) }}
+{{- if or (hasPrefix "/admin" $path) (hasPrefix $path "/admin/v1") }}
+{{- fail (printf "ingress.paths: %s would route the admin API (/admin/v1, on the gateway's one port); the public ingress lists public prefixes only (/api/v1, /integrations/v1, /console), adminIngress serves /admin/v1" .path) }}
+{{- end }}
+{{- if not (regexMatch "^(/[A-Za-z0-9_~-]+)+/?$" (toString .path)) }}
+{{- fail (printf "ingress.paths: %s is not a literal prefix (/segment/...): a controller could read it as a pattern wider than meant" .path) }}
+{{- end }}
+{{- if eq (toString .pathType) "ImplementationSpecific" }}
+{{- fail (printf "ingress.paths: %s has pathType ImplementationSpecific, which lets the controller match more than the prefix; use Prefix or Exact on the public ingress" .path) }}
 {{- end }}
 {{- end }}
 {{ include "preflight-lib.ingressObject" (dict "root" . "ingress" .Values.ingress "name" $fullname "role" "public-ingress") }}
