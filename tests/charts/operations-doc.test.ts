@@ -95,4 +95,20 @@ describe('docs/operations.md', () => {
       }
     }
   });
+
+  it('the install builds every chart the umbrella depends on', () => {
+    const deps = (parse(readFileSync(join(root, 'charts/preflight/Chart.yaml'), 'utf8')).dependencies as Array<{ name: string; repository: string }>).filter((d) => d.repository.startsWith('file://')).map((d) => d.name);
+    expect([...deps].sort()).toEqual([...SERVICES].sort());
+    const loop = section('Install').match(/^for c in ([a-z -]+); do helm dependency build charts\/\$c; done$/m)?.[1]?.split(' ') ?? [];
+    expect([...loop].sort()).toEqual([...SERVICES, 'preflight'].sort());
+    // the umbrella last: it packs its services' charts
+    expect(loop.at(-1)).toBe('preflight');
+  });
+
+  it('the tracing example gives every service chart the OTLP settings', () => {
+    const example = section('Reading a trace').match(/```yaml\n([\s\S]*?)```/)?.[1] ?? '';
+    const values = parse(example) as Record<string, { extraEnv?: Array<{ name: string }> }>;
+    expect(Object.keys(values).sort()).toEqual([...SERVICES].sort());
+    for (const s of SERVICES) expect(values[s]?.extraEnv?.map((e) => e.name), s).toContain('OTEL_EXPORTER_OTLP_ENDPOINT');
+  });
 });
