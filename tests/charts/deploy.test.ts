@@ -157,7 +157,7 @@ describe('finding 4: extra volumes, init containers, sidecars, pod annotations a
   const extras = {
     podAnnotations: { 'example.com/team': 'issues' },
     podLabels: { team: 'issues' },
-    extraEnv: [{ name: 'PGSSLROOTCERT', value: '/etc/pg-ca/ca.crt' }],
+    extraEnv: [{ name: 'NODE_EXTRA_CA_CERTS', value: '/etc/pg-ca/ca.crt' }],
     extraEnvFrom: [{ configMapRef: { name: 'issue-extra' } }],
     extraVolumes: [{ name: 'pg-ca', secret: { secretName: 'pg-ca' } }],
     extraVolumeMounts: [{ name: 'pg-ca', mountPath: '/etc/pg-ca', readOnly: true }],
@@ -184,7 +184,7 @@ describe('finding 4: extra volumes, init containers, sidecars, pod annotations a
       expect(job.volumes.map((v: { name: string }) => v.name), where).toEqual(['tmp', 'pg-ca']);
       expect(job.containers[0].volumeMounts.map((m: { name: string }) => m.name), where).toEqual(['tmp', 'pg-ca']);
       expect(job.containers[0].envFrom, where).toEqual([{ configMapRef: { name: 'issue-extra' } }]);
-      expect(job.containers[0].env.some((e: { name: string }) => e.name === 'PGSSLROOTCERT'), where).toBe(true);
+      expect(job.containers[0].env.some((e: { name: string }) => e.name === 'NODE_EXTRA_CA_CERTS'), where).toBe(true);
       // the sidecar and init container never reach the Job (a sidecar would keep it running)
       expect(job.containers, where).toHaveLength(1);
       expect(job.initContainers, where).toBeUndefined();

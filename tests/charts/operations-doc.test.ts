@@ -111,4 +111,11 @@ describe('docs/operations.md', () => {
     expect(Object.keys(values).sort()).toEqual([...SERVICES].sort());
     for (const s of SERVICES) expect(values[s]?.extraEnv?.map((e) => e.name), s).toContain('OTEL_EXPORTER_OTLP_ENDPOINT');
   });
+
+  it('a Postgres CA is named in DATABASE_URL (sslrootcert) or NODE_EXTRA_CA_CERTS, never PGSSLROOTCERT, which node-postgres ignores', () => {
+    const install = section('Install');
+    expect(install).toMatch(/sslmode=verify-full&sslrootcert=\/etc\/pg-ca\/ca\.crt/);
+    expect(install).toContain('NODE_EXTRA_CA_CERTS');
+    expect(install).not.toMatch(/extraEnv[^\n]*PGSSLROOTCERT/);
+  });
 });
