@@ -5,8 +5,12 @@ so the Job carries its environment inline and brings what it needs as hooks of l
   -10  its ServiceAccount (no token) and a NetworkPolicy letting it reach DNS and Postgres, so
        a first install works in a namespace with a default-deny policy;
    -5  the Job. Its pod has migrations.podAnnotations (Istio's sidecar off by default: a sidecar
-       would keep the Job from completing) and DATABASE_URL from migrations.databaseUrlSecret
-       when set (a role allowed DDL; the pods keep their own).
+       would keep the Job from completing) and one credential, DATABASE_URL (from
+       migrations.databaseUrlSecret when set: a role allowed DDL; the pods keep their own).
+       `main.js migrate` reads only DATABASE_URL, DB_SCHEMA, DB_POOL_MAX and LOG_LEVEL
+       (libs/service-kit migrate-config.ts), so none of the rest of secretEnv (admin token,
+       Redis, NATS, service keys, secret key rings) or config reaches it; extraEnv,
+       extraEnvFrom and extraVolumes do (a Postgres CA).
 All three are deleted before the next attempt and once every hook succeeded; a failed Job stays
 for inspection.
 */}}
@@ -21,6 +25,24 @@ for inspection.
 {{- else -}}
 {{- $sa.name | default "default" -}}
 {{- end -}}
+{{- end -}}
+
+{{/*
+The Job's only credential: DATABASE_URL from migrations.databaseUrlSecret when its key is set,
+else the pods' own secretEnv DATABASE_URL.
+*/}}
+{{- define "preflight-lib.migrationDatabaseUrl" -}}
+{{- $override := .Values.migrations.databaseUrlSecret | default dict -}}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      {{- if $override.key }}
+      name: {{ $override.name | default (include "preflight-lib.secretName" .) }}
+      key: {{ $override.key }}
+      {{- else }}
+      name: {{ include "preflight-lib.secretName" . }}
+      key: {{ required "secretEnv.DATABASE_URL (the Secret key of the database URL) is required by the migration Job" .Values.secretEnv.DATABASE_URL }}
+      {{- end }}
 {{- end -}}
 
 {{- define "preflight-lib.migrationPodLabels" -}}
@@ -150,11 +172,14 @@ spec:
             {{- toYaml . | nindent 12 }}
           {{- end }}
           env:
-            {{- range $key, $value := (include "preflight-lib.configData" . | fromYaml) }}
+            {{- $config := include "preflight-lib.configData" . | fromYaml }}
+            {{- range $key := list "DB_SCHEMA" "DB_POOL_MAX" "LOG_LEVEL" }}
+            {{- if hasKey $config $key }}
             - name: {{ $key }}
-              value: {{ $value | quote }}
+              value: {{ get $config $key | quote }}
             {{- end }}
-            {{- include "preflight-lib.secretEnv" (dict "root" . "override" ($m.databaseUrlSecret | default dict)) | trim | nindent 12 }}
+            {{- end }}
+            {{- include "preflight-lib.migrationDatabaseUrl" . | nindent 12 }}
             {{- with .Values.extraEnv }}
             {{- toYaml . | nindent 12 }}
             {{- end }}

@@ -3,3 +3,4 @@ export { runService, migrateService, type ServiceSpec, type Resources, type Wiri
 export { serviceMain } from './main.ts';
 export { consumerBase } from './consumers.ts';
 export { routesFromFiles, type RouteRegistration, type RouteEntry } from './route-files.ts';
+export { migrateConfigShape, loadMigrateConfig } from './migrate-config.ts';

@@ -41,6 +41,11 @@ export interface Wiring<H> {
 
 export interface ServiceSpec<DB, C extends KitConfig, H = object> {
   name: string;
+  /**
+   * The schema it owns when that is not its name (the gateway's `identity`): the default of
+   * DB_SCHEMA for `main.ts migrate`, which reads no more than the database settings.
+   */
+  schema?: string;
   migrations: MigrationSet;
   port(config: C): number;
   /**
@@ -80,7 +85,7 @@ function openDatabase<DB>(name: string, config: KitConfig): Database<DB> {
 }
 
 /** `main.ts migrate`: brings the service's schema up to date and returns. */
-export async function migrateService<DB, C extends KitConfig>(spec: ServiceSpec<DB, C, unknown>, config: C, logger: Logger): Promise<void> {
+export async function migrateService<DB, C extends KitConfig>(spec: ServiceSpec<DB, C, unknown>, config: KitConfig, logger: Logger): Promise<void> {
   const database = openDatabase<DB>(spec.name, config);
   try {
     await migrateToLatest(database.db as Kysely<unknown>, database.schema, spec.migrations, logger);

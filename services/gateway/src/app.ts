@@ -47,6 +47,7 @@ const GATEWAY_REDIS_COMMAND_TIMEOUT_MS = 500;
 export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheTtlSeconds'> = {}): ServiceSpec<IdentityDb, GatewayConfig> {
   return {
     name: 'gateway',
+    schema: 'identity',
     migrations,
     port: (config) => config.GATEWAY_PORT,
     // The public port: clients authenticate with API keys and operator tokens, checked per route.
