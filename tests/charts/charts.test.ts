@@ -682,9 +682,10 @@ function expectHardenedContainer(c: { name: string; resources?: { requests?: Rec
 
 // The chart sources this suite reads, so a forgotten file shows up as a clear failure.
 it('every service chart has one template per resource', () => {
-  const expected = ['configmap', 'deployment', 'hpa', 'ingress', 'migration-job', 'networkpolicy', 'pdb', 'prometheusrule', 'scaledobject', 'service', 'serviceaccount', 'servicemonitor', 'tests'].map((f) => (f === 'tests' ? f : `${f}.yaml`));
+  const expected = ['NOTES.txt', ...['configmap', 'deployment', 'hpa', 'ingress', 'migration-job', 'networkpolicy', 'pdb', 'prometheusrule', 'scaledobject', 'service', 'serviceaccount', 'servicemonitor'].map((f) => `${f}.yaml`), 'tests'];
   for (const s of SERVICES) {
     expect(readdirSync(join(root, `charts/${s}/templates`)).sort(), s).toEqual(expected);
+    expect(readFileSync(join(root, `charts/${s}/templates/NOTES.txt`), 'utf8'), s).toBe('{{- include "preflight-lib.notes" . }}\n');
     expect(readdirSync(join(root, `charts/${s}/templates/tests`)), s).toEqual(['readyz.yaml']);
   }
 });

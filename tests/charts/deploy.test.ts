@@ -403,7 +403,9 @@ describe('finding 3: independent deploys', () => {
     const own = await template('preflight', ['--set', 'global.events.provisioning=services']);
     expect(find(own, 'Job', 'preflight-events-stream')).toBeUndefined();
     for (const s of EVENT_SERVICES) expect(find(own, 'ConfigMap', `preflight-${s}`)!.data!.EVENTS_STREAM_MANAGED, s).toBe('service');
-    for (const s of EVENT_SERVICES) expect(find(await template(s), 'ConfigMap', `preflight-${s}`)!.data!.EVENTS_STREAM_MANAGED, s).toBe('service');
+    // a chart installed alone without global.events never edits the shared stream: it only checks
+    for (const s of EVENT_SERVICES) expect(find(await template(s), 'ConfigMap', `preflight-${s}`)!.data!.EVENTS_STREAM_MANAGED, s).toBe('external');
+    for (const s of EVENT_SERVICES) expect(find(await template(s, ['--set', 'global.events.provisioning=services']), 'ConfigMap', `preflight-${s}`)!.data!.EVENTS_STREAM_MANAGED, s).toBe('service');
     // NACK or an operator: no Job either, and the services only check
     const ext = await template('preflight', ['--set', 'global.events.provisioning=external', '--set', 'global.events.subjectPrefix=prod']);
     expect(find(ext, 'Job', 'preflight-events-stream')).toBeUndefined();

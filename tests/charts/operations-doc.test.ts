@@ -1,7 +1,8 @@
 /**
  * The procedures docs/operations.md gives an SRE, held against the charts: the install's
  * dependency builds, the move of a service to its own release (every kind the charts render is
- * handed over, CRD kinds only where served), the tracing example and the Postgres CA advice.
+ * handed over, CRD kinds only where served), the tracing example, the Postgres CA advice, and
+ * what a service chart installed alone says after the install (its NOTES.txt).
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -49,7 +50,15 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'preflight-opsdoc-'));
   cpSync(join(root, 'charts'), join(work, 'charts'), { recursive: true, filter: (src) => !src.endsWith('.tgz') });
   for (const chart of [...SERVICES, 'preflight']) await run(helm, ['dependency', 'build', `charts/${chart}`], { cwd: work });
+  // `helm template` leaves NOTES.txt out: the copy renders what it includes into a ConfigMap too.
+  for (const s of ['issue', 'gateway']) writeFileSync(join(work, `charts/${s}/templates/notes-check.yaml`), 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: notes-check }\ndata:\n  notes: {{ include "preflight-lib.notes" . | toJson }}\n');
 });
+
+/** The NOTES a service chart prints after `helm install` with these values. */
+async function notes(chart: string, values: unknown): Promise<string> {
+  const cm = (await template(chart, values)).find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'notes-check') as { data?: { notes?: string } } | undefined;
+  return cm?.data?.notes ?? '';
+}
 
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
@@ -117,5 +126,19 @@ describe('docs/operations.md', () => {
     expect(install).toMatch(/sslmode=verify-full&sslrootcert=\/etc\/pg-ca\/ca\.crt/);
     expect(install).toContain('NODE_EXTRA_CA_CERTS');
     expect(install).not.toMatch(/extraEnv[^\n]*PGSSLROOTCERT/);
+  });
+});
+
+describe('a service chart installed alone', () => {
+  it('never edits the shared stream unless told to, and its NOTES say who must create it', async () => {
+    const alone = await notes('issue', {});
+    expect(alone).toContain('http://preflight-issue.preflight:8082');
+    expect(alone).toContain('does not create or change the stream PREFLIGHT_EVENTS');
+    expect(alone).toContain("nats stream add PREFLIGHT_EVENTS --subjects 'preflight.>' --replicas 1 --max-age 168h");
+    const owner = await notes('issue', { global: { events: { provisioning: 'services', replicas: 3 } } });
+    expect(owner).toContain('WARNING: global.events.provisioning is `services`');
+    expect(owner).not.toContain('nats stream add');
+    // off the stream: no word about it
+    expect(await notes('gateway', {})).not.toContain('stream');
   });
 });

@@ -50,16 +50,18 @@ Call as (list $ "issue" 8082).
 {{/*
 One event-stream setting (libs/bus eventsConfigShape) for the EVENTS_* config values: from
 global.events (set once in the umbrella, or in each standalone release's values), else the code's
-default. Call as (list $ "replicas").
+default. Call as (list $ "replicas"). Provisioning defaults to `external`: a service chart
+installed with no global.events (no umbrella, no operator's settings) only checks that the shared
+stream exists, instead of editing it to its own defaults under the other releases.
 */}}
 {{- define "preflight-lib.events" -}}
 {{- $root := index . 0 -}}
 {{- $g := $root.Values.global | default dict -}}
 {{- $e := $g.events | default dict -}}
-{{- $defaults := dict "stream" "PREFLIGHT_EVENTS" "subjectPrefix" "preflight" "replicas" 1 "maxAgeHours" 168 "provisioning" "services" -}}
+{{- $defaults := dict "stream" "PREFLIGHT_EVENTS" "subjectPrefix" "preflight" "replicas" 1 "maxAgeHours" 168 "provisioning" "external" -}}
 {{- $key := index . 1 -}}
 {{- if eq $key "managed" -}}
-{{- ternary "service" "external" (eq (toString ($e.provisioning | default "services")) "services") -}}
+{{- ternary "service" "external" (eq (toString ($e.provisioning | default (get $defaults "provisioning"))) "services") -}}
 {{- else -}}
 {{- get $e $key | default (get $defaults $key) | toString -}}
 {{- end -}}
