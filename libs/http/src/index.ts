@@ -4,7 +4,7 @@ export { jsonBodies, declaresBody, unsafeJsonErrors, JSON_MEDIA_TYPES, DEFAULT_B
 export { isDependencyOutage } from './dependency-errors.ts';
 export { AppError, ERROR_KINDS, problemType, notFound, conflict, validationFailed, type ErrorCode, type FieldErrors } from './errors.ts';
 export { problemBody, sendProblem, problemHandler, PROBLEM_CONTENT_TYPE, DEFAULT_RETRY_AFTER_SECONDS, type ProblemBody } from './problem.ts';
-export { sendJson } from './respond.ts';
+export { sendJson, sendJsonText } from './respond.ts';
 export { parseBody, parseQuery, pathId, isUuid, fieldErrors } from './validate.ts';
 export { bindCall, callOf, callerOf, callerHeaders, orgScopeOf, requireAdmin, requireApiKey, CALLER_HEADERS, MEMBER_ROLES, type MemberRole, INTERNAL_HEADER_PREFIX, type AuthenticatedCall, type Caller } from './caller.ts';
 export { adminOrgId, inOrgScope } from './org-scope.ts';

@@ -9,7 +9,12 @@ const OFFERED = ['application/json', 'text/json', 'text/plain'] as const;
  * header helps nobody read the response.
  */
 export function sendJson(req: Request, res: Response, status: number, body: unknown): void {
+  sendJsonText(req, res, status, JSON.stringify(body));
+}
+
+/** `sendJson` of a body already serialised (by Postgres, for a long list). */
+export function sendJsonText(req: Request, res: Response, status: number, json: string): void {
   const chosen = req.accepts([...OFFERED]) || 'application/json';
   res.status(status).setHeader('Content-Type', `${chosen}; charset=utf-8`);
-  res.send(JSON.stringify(body));
+  res.send(json);
 }

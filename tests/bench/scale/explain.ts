@@ -98,7 +98,7 @@ export function otherReadsSql(schemas: { issue: string; campaign: string; delive
     },
     { label: 'its history (issue-history.ts)', sql: `select * from ${i}.issue_history where issue_id = $1 order by occurred_at, id`, params: [o.issueId] },
     {
-      label: "an organisation's campaigns (campaign listCampaigns)",
+      label: "an organisation's campaigns (campaign listCampaignsJson, its rows)",
       sql: `select c.*, s.name as site_name from ${c}.campaigns c join ${c}.sites s on s.id = c.site_id and s.org_id = c.org_id where c.org_id = $1 order by c.created_at desc, c.id desc`,
       params: [o.orgId],
     },

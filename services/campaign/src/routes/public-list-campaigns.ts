@@ -1,7 +1,6 @@
-import { CampaignListQuerySchema, type ResponseOf } from '@preflight/contract';
-import { parseQuery, requireApiKey, sendJson } from '@preflight/http';
-import { toPublicCampaign } from '../views/campaign-view.ts';
-import { listCampaigns } from '../storage/campaigns.ts';
+import { CampaignListQuerySchema } from '@preflight/contract';
+import { parseQuery, requireApiKey, sendJsonText } from '@preflight/http';
+import { listCampaignsJson } from '../storage/campaigns.ts';
 import type { Registration } from './context.ts';
 
 /** GET /api/v1/campaigns?status= : the calling key's organisation's campaigns, newest first, not paged. */
@@ -9,7 +8,6 @@ export const register: Registration = (app, { db }) => {
   app.get('/api/v1/campaigns', async (req, res) => {
     const { orgId } = requireApiKey(req);
     const query = parseQuery(CampaignListQuerySchema, req.query);
-    const rows = await listCampaigns(db, orgId, { status: query.status });
-    sendJson(req, res, 200, rows.map(toPublicCampaign) satisfies ResponseOf<'listCampaigns'>);
+    sendJsonText(req, res, 200, await listCampaignsJson(db, orgId, { status: query.status }));
   });
 };

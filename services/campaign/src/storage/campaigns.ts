@@ -1,4 +1,4 @@
-import type { Kysely } from '@preflight/db';
+import { sql, type Kysely } from '@preflight/db';
 import type { CampaignStatus } from '@preflight/contract';
 import type { CampaignDatabase, CampaignRow } from './schema.ts';
 
@@ -36,9 +36,25 @@ export async function findCampaign(db: Kysely<CampaignDatabase>, id: string, org
   return query.executeTakeFirst();
 }
 
-/** An organisation's campaigns, newest first; id breaks ties so the order is stable. */
-export async function listCampaigns(db: Kysely<CampaignDatabase>, orgId: string, filter: { status?: CampaignStatus | undefined } = {}): Promise<CampaignRow[]> {
-  let query = selectCampaigns(db).where('campaigns.org_id', '=', orgId);
-  if (filter.status !== undefined) query = query.where('campaigns.status', '=', filter.status);
-  return query.orderBy('campaigns.created_at', 'desc').orderBy('campaigns.id', 'desc').execute();
+/**
+ * An organisation's campaigns, newest first (id breaks ties so the order is stable), each as
+ * `toPublicCampaign` (views/campaign-view.ts) maps a `selectCampaigns` row: the JSON text of
+ * the array, made by Postgres. The list is unpaged by contract (public-api-v1.md 4.2), and for
+ * an organisation with a thousand campaigns parsing the rows, mapping them and serialising the
+ * result took most of the request's CPU. Dates read as `toISOString` writes them (milliseconds,
+ * truncated as the pg driver does). test/campaign-list-json.test.ts keeps the two equal.
+ */
+export async function listCampaignsJson(db: Kysely<CampaignDatabase>, orgId: string, filter: { status?: CampaignStatus | undefined } = {}): Promise<string> {
+  const text = (v: unknown) => sql`coalesce(to_json(${v})::text, 'null')`;
+  const { rows } = await sql<{ body: string }>`
+    select coalesce(string_agg(
+      '{"id":"' || c.id || '","name":' || ${text(sql.ref('c.name'))} || ',"status":' || ${text(sql.ref('c.status'))}
+        || ',"siteId":"' || c.site_id || '","siteName":' || ${text(sql.ref('s.name'))}
+        || ',"readinessLevel":' || ${text(sql.ref('c.readiness_level'))} || ',"gate":' || ${text(sql.ref('c.gate'))}
+        || ',"createdAt":"' || to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"}',
+      ',' order by c.created_at desc, c.id desc), '') as body
+    from campaigns c
+    join sites s on s.id = c.site_id and s.org_id = c.org_id
+    where c.org_id = ${orgId} ${filter.status === undefined ? sql`` : sql`and c.status = ${filter.status}`}`.execute(db);
+  return `[${rows[0]?.body ?? ''}]`;
 }
