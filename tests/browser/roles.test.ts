@@ -1,6 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { organisationState, postsAt, settled } from './cross-organisation.ts';
 import { acceptInvitation, audit, browserSystem, fileIssue, launchBrowser, newPerson, operator, organisationWithOwner, PASSWORD, submitForm, visit, writeFigures } from './harness.ts';
 
 /**
@@ -142,14 +143,10 @@ describe('a member of another organisation', () => {
     }
     await audit(b.page, 'not-found');
 
-    // Forms posted at A's resources from B's page (B's session and CSRF token, the console's origin) are 404 too.
-    const posts = [
-      [`/console/issues/${ids.issue}/status`, { to: 'Closed' }],
-      [`/console/issues/${ids.issue}/assignee`, { assigneeName: 'Mallory' }],
-      [`/console/campaigns/${ids.campaign}/status`, { to: 'Closed' }],
-      [`/console/settings/webhooks/${ids.webhook}/rotate`, { graceHours: '0' }],
-      [`/console/settings/integrations/${ids.integration}/delete`, {}],
-    ] as const;
+    // Every form the console has that names a resource (a path parameter), posted at A's from B's page
+    // (B's session and CSRF token, the console's origin), answers 404 and changes nothing.
+    const posts = await postsAt(sys, a.org.id, ids);
+    const before = await settled(() => organisationState(sys, a.org.id, ids));
     await visit(b.page, '/console/campaigns');
     const csrf = await b.page.locator('input[name="_csrf"]').first().inputValue();
     for (const [path, fields] of posts) {
@@ -160,9 +157,6 @@ describe('a member of another organisation', () => {
       );
       expect(status, path).toBe(404);
     }
-    const issue = await operator(sys, 'GET', `/admin/v1/issues/${ids.issue}`);
-    expect(issue).toMatchObject({ status: 'New', assigneeName: null });
-    expect((await operator(sys, 'GET', `/admin/v1/campaigns/${ids.campaign}`)).status).toBe('Draft');
-    expect((await operator<Array<{ id: string }>>(sys, 'GET', `/admin/v1/organizations/${a.org.id}/integrations`)).map((i) => i.id)).toEqual([ids.integration]);
+    expect(await organisationState(sys, a.org.id, ids)).toEqual(before);
   });
 });
