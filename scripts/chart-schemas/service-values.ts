@@ -39,23 +39,50 @@ const quantities: JsonSchema = { type: 'object', properties: { cpu: cpuQuantity,
 const resources = strict({ requests: quantities, limits: quantities }, ['requests', 'limits']);
 
 /**
- * The "restricted" Pod Security level, as far as a schema can hold it: no privileged container,
- * no privilege escalation, never root, only NET_BIND_SERVICE added. Applies to the service's
- * container and to every initContainers/sidecars entry.
+ * The "restricted" Pod Security level, as far as a schema can hold it, for the service's container
+ * and every initContainers/sidecars entry: not privileged, no privilege escalation, never root,
+ * every capability dropped (only NET_BIND_SERVICE added back), seccomp RuntimeDefault or Localhost
+ * (the pod's applies to a container that sets none), no host process, /proc or SELinux user/role.
  */
+const seccompProfile: JsonSchema = strict({ type: { enum: ['RuntimeDefault', 'Localhost'] }, localhostProfile: str }, ['type']);
+const seLinuxOptions: JsonSchema = {
+  type: 'object',
+  properties: { type: { enum: ['', 'container_t', 'container_init_t', 'container_kvm_t', 'container_engine_t'] } },
+  not: { anyOf: [{ required: ['user'] }, { required: ['role'] }] },
+};
+const noHostProcess: JsonSchema = { type: 'object', properties: { hostProcess: { enum: [false] } } };
 const containerSecurityContext: JsonSchema = {
   type: 'object',
+  required: ['allowPrivilegeEscalation', 'runAsNonRoot', 'capabilities'],
   properties: {
     privileged: { enum: [false] },
     allowPrivilegeEscalation: { enum: [false] },
     runAsNonRoot: { enum: [true] },
     runAsUser: { type: 'integer', minimum: 1 },
-    capabilities: { type: 'object', properties: { add: { type: 'array', items: { enum: ['NET_BIND_SERVICE'] } }, drop: strings } },
+    capabilities: {
+      type: 'object',
+      required: ['drop'],
+      properties: { add: { type: 'array', items: { enum: ['NET_BIND_SERVICE'] } }, drop: { type: 'array', items: str, contains: { const: 'ALL' } } },
+    },
+    seccompProfile,
+    procMount: { enum: ['Default'] },
+    seLinuxOptions,
+    windowsOptions: noHostProcess,
   },
 };
+/** The sysctls the baseline level allows ("safe": namespaced, isolated per pod). */
+const SAFE_SYSCTLS = ['kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.ip_unprivileged_port_start', 'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range', 'net.ipv4.ip_local_reserved_ports', 'net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes'];
 const podSecurityContext: JsonSchema = {
   type: 'object',
-  properties: { runAsNonRoot: { enum: [true] }, runAsUser: { type: 'integer', minimum: 1 } },
+  required: ['runAsNonRoot', 'seccompProfile'],
+  properties: {
+    runAsNonRoot: { enum: [true] },
+    runAsUser: { type: 'integer', minimum: 1 },
+    seccompProfile,
+    seLinuxOptions,
+    windowsOptions: noHostProcess,
+    sysctls: { type: 'array', items: { type: 'object', required: ['name'], properties: { name: { enum: SAFE_SYSCTLS } } } },
+  },
 };
 /** A label value or annotation map: string values (YAML `true` or 1 would not reach the API as a string). */
 const stringMap: JsonSchema = { type: 'object', additionalProperties: { type: 'string' } };
@@ -65,11 +92,16 @@ const labelMap: JsonSchema = {
   additionalProperties: { type: 'string', pattern: '^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$' },
 };
 const dnsName: JsonSchema = { type: 'string', pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', maxLength: 63 };
-/** Containers the chart takes as given (initContainers, sidecars): named, with an image and a hardened securityContext. */
+/** Containers the chart takes as given (initContainers, sidecars): named, with an image and a hardened securityContext, and no host port. */
 const container: JsonSchema = {
   type: 'object',
   required: ['name', 'image', 'securityContext'],
-  properties: { name: dnsName, image: { type: 'string', minLength: 1 }, securityContext: { ...containerSecurityContext, required: ['allowPrivilegeEscalation', 'runAsNonRoot'] } },
+  properties: {
+    name: dnsName,
+    image: { type: 'string', minLength: 1 },
+    securityContext: containerSecurityContext,
+    ports: { type: 'array', items: { type: 'object', properties: { hostPort: { enum: [0] }, hostIP: { enum: [''] } } } },
+  },
 };
 const envVar: JsonSchema = { type: 'object', required: ['name'], properties: { name: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_.-]*$' } } };
 const envFromSource: JsonSchema = {
@@ -78,7 +110,16 @@ const envFromSource: JsonSchema = {
   properties: { prefix: str, configMapRef: { type: 'object', required: ['name'] }, secretRef: { type: 'object', required: ['name'] } },
   oneOf: [{ required: ['configMapRef'] }, { required: ['secretRef'] }],
 };
-const volume: JsonSchema = { type: 'object', required: ['name'], minProperties: 2, properties: { name: dnsName } };
+/** The volume sources the "restricted" level allows (no hostPath, no network or node-local storage plugins), one per volume. */
+const VOLUME_SOURCES = ['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret'];
+const volume: JsonSchema = {
+  type: 'object',
+  required: ['name'],
+  minProperties: 2,
+  maxProperties: 2,
+  additionalProperties: false,
+  properties: { name: dnsName, ...Object.fromEntries(VOLUME_SOURCES.map((source) => [source, obj])) },
+};
 const volumeMount: JsonSchema = { type: 'object', required: ['name', 'mountPath'], properties: { name: dnsName, mountPath: { type: 'string', pattern: '^/' }, readOnly: bool, subPath: str } };
 /** An image tag as registries accept it: `1.4.0`, `dev`, `1.4.0-rc.1` (not `1 0`, not `v1:2`). Empty: global.imageTag, then appVersion. */
 const imageTag: JsonSchema = { type: ['string', 'number'], pattern: '^([A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?$' };

@@ -231,6 +231,7 @@ describe('policy', () => {
       const pod = obj.spec.template.spec;
       const where = `${name} ${obj.metadata.name}`;
       expect(pod.securityContext.runAsNonRoot, where).toBe(true);
+      expect(pod.securityContext.seccompProfile?.type, where).toBe('RuntimeDefault');
       expect(obj.metadata.annotations?.['helm.sh/hook'], where).toBe('pre-install,pre-upgrade');
       expect(obj.metadata.annotations?.['helm.sh/hook-delete-policy'], where).toContain('before-hook-creation');
       for (const c of pod.containers) {
@@ -244,6 +245,7 @@ describe('policy', () => {
     for (const [name, obj] of pods) {
       const where = `${name} ${obj.metadata.name}`;
       expect(obj.spec.securityContext.runAsNonRoot, where).toBe(true);
+      expect(obj.spec.securityContext.seccompProfile?.type, where).toBe('RuntimeDefault');
       for (const c of obj.spec.containers) expectHardenedContainer(c, where);
     }
   });

@@ -17,6 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, stringify } from 'yaml';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { Job } from 'kubernetes-models/batch/v1';
 import { Pod } from 'kubernetes-models/v1';
 import { releaseCharts } from '../../scripts/release-charts.ts';
 
@@ -170,7 +172,12 @@ describe('finding 4: extra volumes, init containers, sidecars, pod annotations a
       ['issue', await template('issue', ['-f', valuesFile('extras', extras)])],
       ['umbrella', await template('preflight', ['-f', valuesFile('extras-umbrella', { issue: extras })])],
     ] as const) {
+      // valid objects with the extras in (the Kubernetes schemas), every container at the restricted level
+      new Deployment(find(objs, 'Deployment', 'preflight-issue') as never).validate();
+      new Job(find(objs, 'Job', 'preflight-issue-migrate') as never).validate();
       const pod = find(objs, 'Deployment', 'preflight-issue')!.spec.template;
+      expect(pod.spec.securityContext.seccompProfile.type, where).toBe('RuntimeDefault');
+      for (const c of [...pod.spec.initContainers, ...pod.spec.containers]) expect(c.securityContext, `${where} ${c.name}`).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
       expect(pod.metadata.annotations['example.com/team'], where).toBe('issues');
       expect(pod.metadata.annotations['checksum/config'], where).toMatch(/^[a-f0-9]{64}$/);
       expect(pod.metadata.labels.team, where).toBe('issues');
@@ -250,6 +257,8 @@ describe('finding 6 (and 2, 5): values that are refused, by the schema or a temp
   /** A values file, written when the case runs (the work directory exists only then). */
   const file = (name: string, values: unknown) => () => ['-f', valuesFile(name, values)];
   const sidecar = (name: string, securityContext: object) => file(name, { sidecars: [{ name: 's', image: 'x:1', securityContext }] });
+  const sc = { runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } };
+  const init = (name: string, extra: object) => file(name, { initContainers: [{ name: 'i', image: 'x:1', securityContext: sc, ...extra }] });
   it.each([
     // resources
     ['issue', ['--set', 'resources.limits.memory=lots'], 'memory'],
@@ -277,6 +286,22 @@ describe('finding 6 (and 2, 5): values that are refused, by the schema or a temp
     ['issue', sidecar('sidecar-privileged', { privileged: true, runAsNonRoot: true, allowPrivilegeEscalation: false }), 'privileged'],
     ['issue', sidecar('sidecar-escalation', { runAsNonRoot: true }), 'allowPrivilegeEscalation'],
     ['issue', file('sidecar-nosc', { sidecars: [{ name: 's', image: 'x:1' }] }), 'securityContext'],
+    ['issue', ['--set', 'securityContext.capabilities.drop=null'], 'drop'],
+    ['issue', ['--set', 'securityContext.capabilities.drop[0]=NET_RAW'], 'drop'],
+    ['issue', ['--set', 'securityContext.seccompProfile.type=Unconfined'], 'seccompProfile'],
+    ['issue', ['--set', 'podSecurityContext.seccompProfile=null'], 'seccompProfile'],
+    ['issue', ['--set', 'securityContext.windowsOptions.hostProcess=true'], 'hostProcess'],
+    ['issue', file('sysctl-unsafe', { podSecurityContext: { sysctls: [{ name: 'kernel.msgmax', value: '65536' }] } }), 'sysctls'],
+    ['issue', sidecar('sidecar-nocaps', { runAsNonRoot: true, allowPrivilegeEscalation: false }), 'capabilities'],
+    ['issue', sidecar('sidecar-unconfined', { ...sc, seccompProfile: { type: 'Unconfined' } }), 'seccompProfile'],
+    ['issue', sidecar('sidecar-root', { ...sc, runAsUser: 0 }), 'runAsUser'],
+    ['issue', file('sidecar-hostport', { sidecars: [{ name: 's', image: 'x:1', securityContext: sc, ports: [{ containerPort: 9901, hostPort: 9901 }] }] }), 'hostPort'],
+    ['issue', init('init-privileged', { securityContext: { ...sc, privileged: true } }), 'privileged'],
+    ['issue', init('init-escalation', { securityContext: { ...sc, allowPrivilegeEscalation: true } }), 'allowPrivilegeEscalation'],
+    ['issue', init('init-seccomp', { securityContext: { ...sc, seccompProfile: { type: 'Unconfined' } } }), 'seccompProfile'],
+    ['issue', file('volume-hostpath', { extraVolumes: [{ name: 'host', hostPath: { path: '/var/run' } }] }), 'hostPath'],
+    ['issue', file('volume-nfs', { extraVolumes: [{ name: 'share', nfs: { server: 'nfs', path: '/' } }] }), 'nfs'],
+    ['preflight', file('umbrella-hostpath', { issue: { extraVolumes: [{ name: 'host', hostPath: { path: '/' } }] } }), 'hostPath'],
     // image tags
     ['issue', ['--set', 'image.tag=1 0'], 'tag'],
     ['issue', ['--set', 'image.tag=v1:2'], 'tag'],
@@ -399,7 +424,7 @@ describe('finding 3: independent deploys', () => {
       }
       expect(find(objs, 'ConfigMap', 'preflight-webhook')!.data!.EVENTS_SUBJECT_PREFIX).toBe('preflight');
     }
-    // each service its own owner: no Job, and each service manages the stream (a standalone chart's default)
+    // each service its own owner: no Job, and each service manages the stream
     const own = await template('preflight', ['--set', 'global.events.provisioning=services']);
     expect(find(own, 'Job', 'preflight-events-stream')).toBeUndefined();
     for (const s of EVENT_SERVICES) expect(find(own, 'ConfigMap', `preflight-${s}`)!.data!.EVENTS_STREAM_MANAGED, s).toBe('service');
