@@ -162,36 +162,55 @@ function keepCookies(jar: Map<string, string>, res: Response): void {
 const DEMO_OWNER_EMAIL = 'owner@demo.preflight.local';
 
 /**
- * The demo organisation's Owner, made the way an operator makes any organisation's first
- * Owner: an invitation through the admin API, accepted on the console's invitation page
- * (through the gateway, as a browser would). Kept in .preflight/local.json; made again only
- * when the organisation is new.
+ * Accepts an invitation of `email` to the demo organisation on the console's invitation page
+ * (through the gateway, as a browser would). A new account sets its name and `password`; an
+ * existing one signs in with `password` if it is the account's (`knowsPassword`), else the
+ * invitation is withdrawn and false answered (an account older than .preflight/local.json).
  */
-async function seedDemoOwner(base: string, adminToken: string, orgId: string, known: LocalState['demoOwner']): Promise<NonNullable<LocalState['demoOwner']>> {
-  if (known?.orgId === orgId) return known;
-  const password = known?.password ?? randomBytes(12).toString('base64url');
-  const invitation = await api(base, adminToken, 'POST', `/admin/v1/organizations/${orgId}/invitations`, {
-    email: DEMO_OWNER_EMAIL,
-    role: 'Owner',
-    organizationName: 'Demo Organization',
-  });
+async function acceptDemoInvitation(base: string, adminToken: string, orgId: string, email: string, password: string, knowsPassword: boolean): Promise<boolean> {
+  const invitation = await api(base, adminToken, 'POST', `/admin/v1/organizations/${orgId}/invitations`, { email, role: 'Owner', organizationName: 'Demo Organization' });
+  const url = invitation.url.replace(/^https?:\/\/[^/]+/, base);
   const jar = new Map<string, string>();
-  const page = await fetch(invitation.url.replace(/^https?:\/\/[^/]+/, base));
+  const page = await fetch(url);
   keepCookies(jar, page);
   const html = await page.text();
   const csrf = /name="_csrf" value="([^"]+)"/.exec(html)?.[1];
   if (!page.ok || !csrf) throw new Error(`the invitation page answered ${page.status}`);
-  // A new account sets its name and password; an existing one (a database kept from before) signs in.
-  const form: Record<string, string> = html.includes('name="name"') ? { name: 'Demo Owner', password } : { password };
-  const accepted = await fetch(invitation.url.replace(/^https?:\/\/[^/]+/, base), {
+  const existing = !html.includes('name="name"');
+  if (existing && !knowsPassword) {
+    await api(base, adminToken, 'DELETE', `/admin/v1/organizations/${orgId}/invitations/${invitation.id}`);
+    return false;
+  }
+  const form: Record<string, string> = existing ? { password } : { name: 'Demo Owner', password };
+  const accepted = await fetch(url, {
     method: 'POST',
     redirect: 'manual',
     headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(invitation.url).origin, cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') },
     body: new URLSearchParams({ _csrf: csrf, ...form }).toString(),
   });
   if (accepted.status !== 303) throw new Error(`accepting the invitation answered ${accepted.status}`);
-  console.log(`• made ${DEMO_OWNER_EMAIL} the demo organisation's Owner in the console`);
-  return { orgId, email: DEMO_OWNER_EMAIL, password };
+  return true;
+}
+
+/**
+ * The demo organisation's Owner, made the way an operator makes any organisation's first
+ * Owner: an invitation through the admin API, accepted on the console's invitation page. Kept in
+ * .preflight/local.json; made again only when the organisation is new. The account is
+ * owner@demo.preflight.local, whose password local.json keeps; when that file was lost but the
+ * database kept, the account's password is unknown, so the new demo organisation's Owner is
+ * owner-<its id's first 8>@demo.preflight.local instead, with a password of its own.
+ */
+async function seedDemoOwner(base: string, adminToken: string, orgId: string, known: LocalState['demoOwner']): Promise<NonNullable<LocalState['demoOwner']>> {
+  if (known?.orgId === orgId) return known;
+  let email = known?.email ?? DEMO_OWNER_EMAIL;
+  let password = known?.password ?? randomBytes(12).toString('base64url');
+  if (!(await acceptDemoInvitation(base, adminToken, orgId, email, password, known !== undefined))) {
+    email = `owner-${orgId.slice(0, 8)}@demo.preflight.local`;
+    password = randomBytes(12).toString('base64url');
+    if (!(await acceptDemoInvitation(base, adminToken, orgId, email, password, false))) throw new Error(`${email} already has an account whose password is not known here`);
+  }
+  console.log(`• made ${email} the demo organisation's Owner in the console`);
+  return { orgId, email, password };
 }
 
 async function main(): Promise<void> {
