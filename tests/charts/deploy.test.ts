@@ -544,9 +544,14 @@ describe('finding 10: the alert rules through promtool', () => {
     expect(r.stdout).toContain('SUCCESS');
   });
 
-  it('promtool test rules passes the alerts\' unit tests (tests/charts/*.promtest.yaml)', () => {
+  it('promtool test rules passes the alerts\' unit tests (tests/charts/*.promtest.yaml), one or more for every alert', () => {
     const tests = readdirSync(dir).filter((f) => f.endsWith('.promtest.yaml'));
     expect(tests.length).toBeGreaterThan(0);
+    const alerts = (f: string) => [...readFileSync(join(dir, f), 'utf8').matchAll(/^\s*(?:- )?alert(?:name)?: (Preflight\w+)$/gm)].map((m) => m[1]!);
+    const tested = new Set(tests.flatMap(alerts));
+    const rendered = new Set(readdirSync(dir).filter((f) => f.endsWith('.rules.yaml')).flatMap(alerts));
+    expect(rendered.size).toBe(18);
+    expect([...rendered].filter((a) => !tested.has(a))).toEqual([]);
     const r = spawnSync(promtool, ['test', 'rules', ...tests], { cwd: dir, encoding: 'utf8' });
     expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
     expect(r.stdout).toContain('SUCCESS');
