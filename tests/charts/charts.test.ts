@@ -292,12 +292,11 @@ describe('policy', () => {
   });
 
   it('the webhook key ring comes from the Secret, and private targets stay refused outside local', () => {
+    // the server pods only: the migration Job's one credential is DATABASE_URL (migration-job.test.ts)
+    const env = (r: string, kind: string, svc: string) => ofKind(r, kind).find((o) => o.metadata.name.startsWith(`preflight-${svc}`))!.spec.template.spec.containers[0].env as Array<{ name: string; valueFrom?: { secretKeyRef?: object } }>;
     for (const r of ['webhook:default', 'webhook:production', 'preflight:production']) {
-      for (const kind of ['Deployment', 'Job']) {
-        const pod = ofKind(r, kind).find((o) => o.metadata.name.startsWith('preflight-webhook'))!.spec.template.spec;
-        const ref = pod.containers[0].env.find((e: { name: string }) => e.name === 'WEBHOOK_SECRET_KEYS');
-        expect(ref?.valueFrom?.secretKeyRef, `${r} ${kind}`).toEqual({ name: 'preflight-secrets', key: 'webhook-secret-keys' });
-      }
+      expect(env(r, 'Deployment', 'webhook').find((e) => e.name === 'WEBHOOK_SECRET_KEYS')?.valueFrom?.secretKeyRef, r).toEqual({ name: 'preflight-secrets', key: 'webhook-secret-keys' });
+      expect(env(r, 'Job', 'webhook').map((e) => e.name), r).not.toContain('WEBHOOK_SECRET_KEYS');
       const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'preflight-webhook')!;
       expect(cm.data, r).toMatchObject({ WEBHOOK_PORT: '8083', DB_SCHEMA: 'webhook', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false' });
     }
@@ -308,12 +307,11 @@ describe('policy', () => {
   });
 
   it('the integration key ring comes from the Secret (its own key), and private provider URLs stay refused outside local', () => {
+    const env = (r: string, kind: string) => ofKind(r, kind).find((o) => o.metadata.name.startsWith('preflight-integration'))!.spec.template.spec.containers[0].env as Array<{ name: string; valueFrom?: { secretKeyRef?: object } }>;
     for (const r of ['integration:default', 'integration:production', 'preflight:production']) {
-      for (const kind of ['Deployment', 'Job']) {
-        const pod = ofKind(r, kind).find((o) => o.metadata.name.startsWith('preflight-integration'))!.spec.template.spec;
-        const ref = pod.containers[0].env.find((e: { name: string }) => e.name === 'INTEGRATION_SECRET_KEYS');
-        expect(ref?.valueFrom?.secretKeyRef, `${r} ${kind}`).toEqual({ name: 'preflight-secrets', key: 'integration-secret-keys' });
-      }
+      expect(env(r, 'Deployment').find((e) => e.name === 'INTEGRATION_SECRET_KEYS')?.valueFrom?.secretKeyRef, r).toEqual({ name: 'preflight-secrets', key: 'integration-secret-keys' });
+      // the migration Job's one credential is DATABASE_URL (migration-job.test.ts)
+      expect(env(r, 'Job').map((e) => e.name), r).not.toContain('INTEGRATION_SECRET_KEYS');
     }
     for (const r of ['integration:default', 'integration:production', 'preflight:default', 'preflight:production']) {
       const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === 'preflight-integration')!;
@@ -326,10 +324,10 @@ describe('policy', () => {
   it('the services on the event stream get NATS_URL from the Secret and identical stream settings', () => {
     for (const s of EVENT_SERVICES) {
       for (const r of [`${s}:default`, `${s}:production`]) {
-        for (const kind of ['Deployment', 'Job']) {
-          const env = ofKind(r, kind)[0]!.spec.template.spec.containers[0].env;
-          expect(env.find((e: { name: string }) => e.name === 'NATS_URL')?.valueFrom?.secretKeyRef?.key, `${r} ${kind}`).toBe('nats-url');
-        }
+        const env = (kind: string) => ofKind(r, kind)[0]!.spec.template.spec.containers[0].env as Array<{ name: string; valueFrom?: { secretKeyRef?: { key: string } } }>;
+        expect(env('Deployment').find((e) => e.name === 'NATS_URL')?.valueFrom?.secretKeyRef?.key, r).toBe('nats-url');
+        // the migration Job reaches Postgres only
+        expect(env('Job').map((e) => e.name), r).not.toContain('NATS_URL');
       }
       expect(ofKind(`${s}:default`, 'ConfigMap')[0]!.data, s).toMatchObject(EVENTS_DEFAULTS);
       expect(ofKind(`${s}:production`, 'ConfigMap')[0]!.data, s).toMatchObject({ ...EVENTS_DEFAULTS, EVENTS_STREAM_REPLICAS: '3' });
