@@ -1,14 +1,13 @@
 import { Breakers, breakerThresholds } from '@preflight/breakers';
 import { startConsumer } from '@preflight/bus';
 import { allSubjects } from '@preflight/events';
-import { listenFor } from '@preflight/db';
 import { jsonBodies } from '@preflight/http';
 import type { Logger } from '@preflight/log';
 import { createTargetChecker, type HostResolver } from '@preflight/net';
 import { consumerBase, migrateService, runService, type RunOptions, type RunningService, type ServiceSpec } from '@preflight/service-kit';
 import { createIssueClient } from './clients/issue-client.ts';
 import type { IntegrationConfig } from './config.ts';
-import { ConnectedOrgs, connectionsChannel, hasLiveConnection } from './consumer/connected-orgs.ts';
+import { ConnectedOrgs, liveOrgsAmong } from './consumer/connected-orgs.ts';
 import { eventJobsHandler, eventWanted, SYNC_CONSUMER } from './consumer/event-jobs.ts';
 import { migrations } from './migrations/index.ts';
 import { createSafeFetch, type Resolver } from './outbound/safe-fetch.ts';
@@ -75,14 +74,7 @@ export function integrationService(resolvers: IntegrationResolvers = {}): Servic
         breakerResetMs: config.INTEGRATION_BREAKER_RESET_MS,
         createRetryMinMs: config.INTEGRATION_CREATE_RETRY_MIN_MS,
       });
-      const connected = new ConnectedOrgs((orgId) => hasLiveConnection(database.db, orgId));
-      const connectionsListener = listenFor({
-        pool: database.pool,
-        channel: connectionsChannel(database.schema),
-        onNotify: () => connected.forgetAll(),
-        logger,
-        what: 'integration connections',
-      });
+      const connected = new ConnectedOrgs((orgIds) => liveOrgsAmong(database.db, orgIds));
       const consumer = await startConsumer({
         ...consumerBase(resources),
         durable: SYNC_CONSUMER,
@@ -117,7 +109,6 @@ export function integrationService(resolvers: IntegrationResolvers = {}): Servic
         },
         releases: [
           () => consumer.stop(),
-          () => connectionsListener.close(),
           () => worker.stop(),
           async () => retention.stop(),
           () => ringHealth.stop(),

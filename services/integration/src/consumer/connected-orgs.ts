@@ -1,63 +1,54 @@
-import { sql, type Kysely } from '@preflight/db';
+import { Batcher, type Kysely } from '@preflight/db';
 import type { IntegrationDatabase } from '../storage/schema.ts';
 
-/** The NOTIFY channel the connections table's trigger (migration 0002) signals on. */
-export const connectionsChannel = (schema: string): string => `${schema}_connections`;
-
-/** How long an answer is trusted when no change signal came: the bound if a NOTIFY is lost. */
-const TTL_MS = 30_000;
-const MAX_ENTRIES = 10_000;
-
-interface Entry {
-  at: number;
-  connected: Promise<boolean>;
-}
+/** How long "has a live connection" is believed without asking again. */
+const KNOWN_CONNECTED_MS = 30_000;
+const MAX_KNOWN = 10_000;
+const ORGS_PER_LOOKUP = 500;
 
 /**
  * Whether an organisation has any live (not deleted, not paused) connection, so the consumer
  * can ack the events of the many organisations without one before any transaction.
  *
- * Every change to a connection's liveness notifies `connectionsChannel` in its own commit (a
- * trigger, whatever the writer), and every replica's listener forgets everything it knew; so a
- * connection created or resumed counts for the events consumed after its commit reached the
- * listener, and at the latest after TTL_MS if that signal was lost. A listener (re)connecting
- * forgets too: what was sent while it was down is lost.
+ * "No" is never remembered: it is asked for each event, after the event arrived, so a
+ * connection committed before the event was published is always seen, exactly as when the
+ * handler reads the connections in its transaction. The asks of events arriving together
+ * share one query (a lone one goes at once). "Yes" is remembered for a while: it only sends
+ * the event on to the handler, which reads the connections themselves.
  */
 export class ConnectedOrgs {
-  readonly #entries = new Map<string, Entry>();
+  readonly #connectedAt = new Map<string, number>();
+  readonly #lookups: Batcher<string, boolean>;
 
   constructor(
-    private readonly lookup: (orgId: string) => Promise<boolean>,
+    lookup: (orgIds: string[]) => Promise<Set<string>>,
     private readonly now: () => number = () => performance.now(),
-  ) {}
-
-  has(orgId: string): Promise<boolean> {
-    const now = this.now();
-    const hit = this.#entries.get(orgId);
-    if (hit && now - hit.at < TTL_MS) return hit.connected;
-    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
-    const entry: Entry = { at: now, connected: this.lookup(orgId) };
-    this.#entries.set(orgId, entry);
-    // A failed lookup is not kept: the next event asks again.
-    entry.connected.catch(() => {
-      if (this.#entries.get(orgId) === entry) this.#entries.delete(orgId);
-    });
-    return entry.connected;
+  ) {
+    this.#lookups = new Batcher(async (orgIds) => {
+      const live = await lookup([...new Set(orgIds)]);
+      const at = this.now();
+      if (this.#connectedAt.size >= MAX_KNOWN) this.#connectedAt.clear();
+      for (const orgId of live) this.#connectedAt.set(orgId, at);
+      return orgIds.map((orgId) => live.has(orgId));
+    }, ORGS_PER_LOOKUP);
   }
 
-  forgetAll(): void {
-    this.#entries.clear();
+  has(orgId: string): Promise<boolean> {
+    const at = this.#connectedAt.get(orgId);
+    if (at !== undefined && this.now() - at < KNOWN_CONNECTED_MS) return Promise.resolve(true);
+    return this.#lookups.add(orgId);
   }
 }
 
-export async function hasLiveConnection(db: Kysely<IntegrationDatabase>, orgId: string): Promise<boolean> {
-  const row = await db
+/** Which of `orgIds` have a live connection. */
+export async function liveOrgsAmong(db: Kysely<IntegrationDatabase>, orgIds: string[]): Promise<Set<string>> {
+  const rows = await db
     .selectFrom('connections')
-    .select(sql<number>`1`.as('one'))
-    .where('org_id', '=', orgId)
+    .select('org_id')
+    .distinct()
+    .where('org_id', 'in', orgIds)
     .where('deleted_at', 'is', null)
     .where('paused', '=', false)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+    .execute();
+  return new Set(rows.map((r) => r.org_id));
 }
