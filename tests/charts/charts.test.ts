@@ -22,6 +22,7 @@ import { ConfigMap, Pod, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import { natsAuthConfigShape } from '../../libs/bus/src/events-config.ts';
 import { deliveryConfigShape } from '../../services/delivery/src/config.ts';
 import { integrationConfigShape } from '../../services/integration/src/config.ts';
 
@@ -374,8 +375,10 @@ describe('policy', () => {
     ['delivery', deliveryConfigShape],
     ['integration', integrationConfigShape],
   ] as const)('the %s pods get exactly the variables services/<name>/src/config.ts reads', (svc, shape) => {
-    // Plus the service-token keys, which the kit's serviceMain reads beside the service's config.
-    const expected = [...Object.keys(shape), 'SERVICE_AUTH_KEY', 'SERVICE_AUTH_PUBLIC_KEYS'].sort();
+    // Plus the service-token keys, which the kit's serviceMain reads beside the service's config;
+    // less the optional NATS creds/TLS file paths, set only where files are mounted (extraEnv).
+    const optional = new Set(Object.keys(natsAuthConfigShape));
+    const expected = [...Object.keys(shape).filter((k) => !optional.has(k)), 'SERVICE_AUTH_KEY', 'SERVICE_AUTH_PUBLIC_KEYS'].sort();
     for (const r of [`${svc}:default`, `${svc}:production`, 'preflight:production']) {
       const cm = ofKind(r, 'ConfigMap').find((c) => c.metadata.name === `preflight-${svc}`)!;
       const dep = ofKind(r, 'Deployment').find((d) => d.metadata.name === `preflight-${svc}`)!;

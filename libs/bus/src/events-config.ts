@@ -1,7 +1,18 @@
 import { z } from 'zod';
 import { env } from '@preflight/config';
 import { allSubjects } from '@preflight/events';
-import type { EnsureStreamOptions } from './nats.ts';
+import type { EnsureStreamOptions, NatsAuthConfig } from './nats.ts';
+
+/**
+ * Optional files for a NATS server that requires them (mounted with extraVolumes; docs/operations.md,
+ * "NATS credentials and TLS"): a `.creds` file, the server's CA, a client certificate and key.
+ */
+export const natsAuthConfigShape = {
+  NATS_CREDS_FILE: env.optionalString(),
+  NATS_TLS_CA_FILE: env.optionalString(),
+  NATS_TLS_CERT_FILE: env.optionalString(),
+  NATS_TLS_KEY_FILE: env.optionalString(),
+};
 
 /**
  * The environment every service on the event stream reads, spread into its own config shape.
@@ -25,9 +36,10 @@ export const eventsConfigShape = {
   // `external`: something else owns it (the umbrella chart's hook Job, NACK, an operator); the
   // service only checks that it exists and captures its subjects, and changes nothing.
   EVENTS_STREAM_MANAGED: z.enum(['service', 'external']).default('service'),
+  ...natsAuthConfigShape,
 };
 
-export interface EventsConfig {
+export interface EventsConfig extends NatsAuthConfig {
   NATS_URL: string;
   EVENTS_STREAM: string;
   EVENTS_SUBJECT_PREFIX: string;

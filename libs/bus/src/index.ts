@@ -1,4 +1,4 @@
-export { connectNats, ensureStream, type ConnectNatsOptions, type EnsureStreamOptions } from './nats.ts';
+export { connectNats, ensureStream, natsAuthOptions, NatsAuthConfigError, type ConnectNatsOptions, type EnsureStreamOptions, type NatsAuthConfig } from './nats.ts';
 export {
   outboxMigration,
   outboxTraceparentMigration,
@@ -14,6 +14,6 @@ export {
   type OutboxRelayOptions,
 } from './outbox.ts';
 export { inboxMigration, startConsumer, type ConsumedEvent, type EventHandler, type BatchEventHandler, type TransactionHooks, type ConsumerOptions, type RunningConsumer } from './consumer.ts';
-export { eventsConfigShape, eventStreamOptions, DUPLICATE_WINDOW_MS, type EventsConfig } from './events-config.ts';
+export { eventsConfigShape, natsAuthConfigShape, eventStreamOptions, DUPLICATE_WINDOW_MS, type EventsConfig } from './events-config.ts';
 export { Sleeper } from './sleeper.ts';
 export { TRACEPARENT_HEADER } from './tracing.ts';

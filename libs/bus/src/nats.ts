@@ -1,5 +1,6 @@
-import { connect } from '@nats-io/transport-node';
-import { nanos, type NatsConnection } from '@nats-io/nats-core';
+import { readFileSync } from 'node:fs';
+import { connect, type NodeConnectionOptions } from '@nats-io/transport-node';
+import { credsAuthenticator, nanos, type NatsConnection } from '@nats-io/nats-core';
 import { JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig, type StreamInfo } from '@nats-io/jetstream';
 import type { Logger } from '@preflight/log';
 
@@ -8,17 +9,70 @@ export interface ConnectNatsOptions {
   /** Shown in the server's connection list (`nats server report connections`). */
   name: string;
   logger: Logger;
+  /** A credentials file and client TLS (events-config.ts `natsAuthConfigShape`); none by default. */
+  auth?: NatsAuthConfig | undefined;
+}
+
+/** Files mounted into the pod (docs/operations.md, "NATS credentials and TLS"). */
+export interface NatsAuthConfig {
+  /** A `.creds` file (user JWT and nkey seed), as `nsc generate creds` writes it. */
+  NATS_CREDS_FILE?: string | undefined;
+  /** The CA that signed the server's certificate (else Node's trusted CAs). */
+  NATS_TLS_CA_FILE?: string | undefined;
+  /** A client certificate and its key, for a server that verifies clients (both or neither). */
+  NATS_TLS_CERT_FILE?: string | undefined;
+  NATS_TLS_KEY_FILE?: string | undefined;
+}
+
+/** A file named by `variable` that cannot be used: thrown at start, before any connection. */
+export class NatsAuthConfigError extends Error {}
+
+function readable(variable: string, path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw new NatsAuthConfigError(`${variable}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+}
+
+/**
+ * The authenticator and TLS options for `auth`. Every file is read once here, so a wrong path
+ * or a file that is not a creds file stops the service at start with the variable's name instead
+ * of a reconnect loop; the client reads them again at each (re)connect, so a rotated file counts.
+ */
+export function natsAuthOptions(auth: NatsAuthConfig = {}): Pick<NodeConnectionOptions, 'authenticator' | 'tls'> {
+  const out: Pick<NodeConnectionOptions, 'authenticator' | 'tls'> = {};
+  const creds = auth.NATS_CREDS_FILE;
+  if (creds) {
+    const text = readable('NATS_CREDS_FILE', creds).toString('utf8');
+    if (!/-----BEGIN NATS USER JWT-----/.test(text) || !/-----BEGIN USER NKEY SEED-----/.test(text)) {
+      throw new NatsAuthConfigError(`NATS_CREDS_FILE: ${creds} is not a NATS credentials file (no user JWT and nkey seed blocks)`);
+    }
+    out.authenticator = credsAuthenticator(() => readFileSync(creds));
+  }
+  const { NATS_TLS_CA_FILE: caFile, NATS_TLS_CERT_FILE: certFile, NATS_TLS_KEY_FILE: keyFile } = auth;
+  if (Boolean(certFile) !== Boolean(keyFile)) throw new NatsAuthConfigError('NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE go together: set both or neither');
+  if (caFile || certFile) {
+    if (caFile) readable('NATS_TLS_CA_FILE', caFile);
+    if (certFile && keyFile) {
+      readable('NATS_TLS_CERT_FILE', certFile);
+      readable('NATS_TLS_KEY_FILE', keyFile);
+    }
+    out.tls = { ...(caFile ? { caFile } : {}), ...(certFile && keyFile ? { certFile, keyFile } : {}) };
+  }
+  return out;
 }
 
 /**
  * A NATS connection that never gives up reconnecting (JetStream publishes and pull consumers
- * resume once it is back) and logs every status change. Wait for the first connection too,
+ * resume once it is back) and logs every status change; with `auth`, a creds file and client TLS. Wait for the first connection too,
  * so a service started before NATS comes up instead of crashing.
  */
 export async function connectNats(opts: ConnectNatsOptions): Promise<NatsConnection> {
   const nc = await connect({
     servers: opts.url,
     name: opts.name,
+    ...natsAuthOptions(opts.auth),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1_000,
     waitOnFirstConnect: true,

@@ -122,7 +122,7 @@ export async function runService<DB, C extends KitConfig, H extends object = obj
         : serviceAuthGuard({ self: spec.name, peers: spec.peers, verifier: tokenVerifier(spec.name, required(config.SERVICE_AUTH_PUBLIC_KEYS, 'SERVICE_AUTH_PUBLIC_KEYS', 'the keys of the services allowed to call this one')) });
     if (config.MIGRATE_ON_START) await migrateToLatest(database.db as Kysely<unknown>, database.schema, spec.migrations, logger);
     if (spec.events) {
-      const conn = await connectNats({ url: (config as unknown as EventsConfig).NATS_URL, name: spec.name, logger });
+      const conn = await connectNats({ url: (config as unknown as EventsConfig).NATS_URL, name: spec.name, logger, auth: config as unknown as EventsConfig });
       nats = { conn, js: jetstream(conn), jsm: await jetstreamManager(conn) };
       await ensureStream(nats.jsm, eventStreamOptions(config as unknown as EventsConfig));
     }

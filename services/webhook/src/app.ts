@@ -24,7 +24,7 @@ export function webhookService(resolveHost?: HostResolver): ServiceSpec<WebhookD
     // The delivery service reads endpoints (with their secrets) and reports outcomes.
     peers: ['delivery'],
     wire({ config, logger, tokens, database, registry }) {
-      const signal = startEndpointChangeSignal({ url: config.NATS_URL, subjectPrefix: config.EVENTS_SUBJECT_PREFIX, logger });
+      const signal = startEndpointChangeSignal({ url: config.NATS_URL, auth: config, subjectPrefix: config.EVENTS_SUBJECT_PREFIX, logger });
       const targets = createTargetChecker({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, ...(resolveHost ? { resolve: resolveHost } : {}) });
       const delivery = createDeliveryClient(config.DELIVERY_URL, tokens);
       const health = startRingHealth({ db: database.db, keys: config.WEBHOOK_SECRET_KEYS, registry, logger, intervalMs: config.WEBHOOK_SECRET_CHECK_INTERVAL_MS });

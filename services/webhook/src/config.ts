@@ -1,4 +1,4 @@
-import { eventsConfigShape } from '@preflight/bus';
+import { eventsConfigShape, natsAuthConfigShape } from '@preflight/bus';
 import { env, loadConfig } from '@preflight/config';
 import { databaseConfigShape, listenConfigShape, logConfigShape } from '@preflight/service-kit';
 import { keyRingField } from '@preflight/secret-box';
@@ -21,6 +21,8 @@ export const webhookConfigShape = {
   // change (the webhook service publishes no domain events, so it needs no stream settings).
   NATS_URL: eventsConfigShape.NATS_URL,
   EVENTS_SUBJECT_PREFIX: eventsConfigShape.EVENTS_SUBJECT_PREFIX,
+  // A creds file and client TLS, as for the services on the stream.
+  ...natsAuthConfigShape,
 
   // The delivery service: the admin list's per-endpoint stats (POST /internal/v1/endpoint-stats).
   DELIVERY_URL: env.url(['http', 'https'], 'http://127.0.0.1:8084'),

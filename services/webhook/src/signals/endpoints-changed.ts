@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/nats-core';
-import { connectNats } from '@preflight/bus';
+import { connectNats, natsAuthOptions, type NatsAuthConfig } from '@preflight/bus';
 import { encodeEndpointsChanged, endpointsChangedSubject, type EndpointsChanged } from '@preflight/events';
 import type { Logger } from '@preflight/log';
 
@@ -26,12 +26,14 @@ export interface EndpointChangeSignal {
  * Connects in the background: the webhook service serves its API without NATS, and a signal
  * missed while it is away costs only the delivery cache's TTL (DELIVERY_ENDPOINT_CACHE_TTL_MS).
  */
-export function startEndpointChangeSignal(opts: { url: string; subjectPrefix: string; logger: Logger }): EndpointChangeSignal {
+export function startEndpointChangeSignal(opts: { url: string; auth?: NatsAuthConfig; subjectPrefix: string; logger: Logger }): EndpointChangeSignal {
+  // A missing or wrong creds/TLS file is a configuration error: it stops the start, unlike NATS being away.
+  natsAuthOptions(opts.auth);
   const subject = endpointsChangedSubject(opts.subjectPrefix);
   const log = opts.logger.child({ component: 'endpoint-signal' });
   let nc: NatsConnection | undefined;
   let closed = false;
-  const connected = connectNats({ url: opts.url, name: 'webhook', logger: opts.logger }).then(
+  const connected = connectNats({ url: opts.url, name: 'webhook', logger: opts.logger, auth: opts.auth }).then(
     (conn) => {
       if (closed) return void conn.close();
       nc = conn;
