@@ -264,6 +264,8 @@ export const serviceValuesSchema: JsonSchema = {
       serviceAccount: strict({ create: bool, name: str, annotations: stringMap }),
       networkPolicy: strict({ enabled: bool, extraEgress: arr }),
       databaseUrlSecret: strict({ name: str, key: { type: 'string', pattern: '^([-._a-zA-Z0-9]+)?$' } }),
+      // extraVolumes (and their mounts) the Job leaves out: files it never reads, such as NATS credentials.
+      omitExtraVolumes: { type: 'array', items: dnsName },
     }),
     ingress: ingressShape({ type: 'array', items: publicIngressPath }),
     adminIngress: ingressShape({ type: 'array', items: ingressPath }, { allowSameClass: bool }),

@@ -82,6 +82,36 @@ describe('the migration Job', () => {
     expect(ref(shared)).toEqual({ name: 'app-secrets', key: 'ddl-url' });
   });
 
+  it('leaves out the extraVolumes named in migrations.omitExtraVolumes (NATS credentials), keeping the rest (a Postgres CA)', async () => {
+    const file = join(work, 'omit-volumes.yaml');
+    writeFileSync(
+      file,
+      stringify({
+        extraVolumes: [
+          { name: 'pg-ca', secret: { secretName: 'pg-ca' } },
+          { name: 'nats-creds', secret: { secretName: 'nats-creds' } },
+        ],
+        extraVolumeMounts: [
+          { name: 'pg-ca', mountPath: '/etc/pg-ca', readOnly: true },
+          { name: 'nats-creds', mountPath: '/etc/nats-creds', readOnly: true },
+        ],
+        migrations: { omitExtraVolumes: ['nats-creds'] },
+      }),
+    );
+    const objs = await template('issue', ['-f', file]);
+    const podOf = (kind: string, name: string) => objs.find((o) => o.kind === kind && o.metadata.name === name)!.spec.template.spec;
+    const volumes = (pod: { volumes: Array<{ name: string }>; containers: Array<{ volumeMounts: Array<{ name: string }> }> }) => [pod.volumes.map((v) => v.name), pod.containers[0].volumeMounts.map((m) => m.name)];
+    expect(volumes(podOf('Job', 'preflight-issue-migrate'))).toEqual([
+      ['tmp', 'pg-ca'],
+      ['tmp', 'pg-ca'],
+    ]);
+    expect(volumes(podOf('Deployment', 'preflight-issue'))).toEqual([
+      ['tmp', 'pg-ca', 'nats-creds'],
+      ['tmp', 'pg-ca', 'nats-creds'],
+    ]);
+    await expect(template('issue', ['--set', 'migrations.omitExtraVolumes[0]=Bad_Name'])).rejects.toThrow(/omitExtraVolumes/);
+  });
+
   it('still gets the operator\'s extraEnv (a Postgres CA path), which is theirs to keep credential-free', async () => {
     const file = join(work, 'extra-env.yaml');
     writeFileSync(file, stringify({ extraEnv: [{ name: 'PGSSLROOTCERT', value: '/etc/pg-ca/ca.crt' }] }));

@@ -10,7 +10,8 @@ so the Job carries its environment inline and brings what it needs as hooks of l
        `main.js migrate` reads only DATABASE_URL, DB_SCHEMA, DB_POOL_MAX and LOG_LEVEL
        (libs/service-kit migrate-config.ts), so none of the rest of secretEnv (admin token,
        Redis, NATS, service keys, secret key rings) or config reaches it; extraEnv,
-       extraEnvFrom and extraVolumes do (a Postgres CA).
+       extraEnvFrom and extraVolumes do (a Postgres CA), less the volumes named in
+       migrations.omitExtraVolumes (NATS credentials) and their mounts.
 All three are deleted before the next attempt and once every hook succeeded; a failed Job stays
 for inspection.
 */}}
@@ -54,6 +55,7 @@ app.kubernetes.io/component: migrations
 {{- if .Values.migrations.enabled -}}
 {{- $m := .Values.migrations -}}
 {{- $name := include "preflight-lib.migrationName" . -}}
+{{- $omit := $m.omitExtraVolumes | default list -}}
 {{- if ($m.serviceAccount | default dict).create }}
 apiVersion: v1
 kind: ServiceAccount
@@ -190,15 +192,19 @@ spec:
           volumeMounts:
             - name: tmp
               mountPath: /tmp
-            {{- with .Values.extraVolumeMounts }}
-            {{- toYaml . | nindent 12 }}
+            {{- range .Values.extraVolumeMounts }}
+            {{- if not (has .name $omit) }}
+            {{- list . | toYaml | nindent 12 }}
+            {{- end }}
             {{- end }}
       volumes:
         - name: tmp
           emptyDir:
             sizeLimit: {{ .Values.tmpSizeLimit }}
-        {{- with .Values.extraVolumes }}
-        {{- toYaml . | nindent 8 }}
+        {{- range .Values.extraVolumes }}
+        {{- if not (has .name $omit) }}
+        {{- list . | toYaml | nindent 8 }}
+        {{- end }}
         {{- end }}
 {{- end -}}
 {{- end -}}
