@@ -100,7 +100,7 @@ describe('the migration Job', () => {
     );
     const objs = await template('issue', ['-f', file]);
     const podOf = (kind: string, name: string) => objs.find((o) => o.kind === kind && o.metadata.name === name)!.spec.template.spec;
-    const volumes = (pod: { volumes: Array<{ name: string }>; containers: Array<{ volumeMounts: Array<{ name: string }> }> }) => [pod.volumes.map((v) => v.name), pod.containers[0].volumeMounts.map((m) => m.name)];
+    const volumes = (pod: { volumes: Array<{ name: string }>; containers: Array<{ volumeMounts: Array<{ name: string }> }> }) => [pod.volumes.map((v) => v.name), pod.containers[0]!.volumeMounts.map((m) => m.name)];
     expect(volumes(podOf('Job', 'preflight-issue-migrate'))).toEqual([
       ['tmp', 'pg-ca'],
       ['tmp', 'pg-ca'],
