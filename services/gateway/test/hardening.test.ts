@@ -146,6 +146,21 @@ describe('per-key concurrency and the upstream queue', () => {
     expect((await call(gw.url, 'GET', '/api/v1/campaigns', { headers: bearer(reader.key) })).status).toBe(200);
   });
 
+  it('gives a key its places back from clients that left while the key was being checked', async () => {
+    // Each client sends a whole request and hangs up at once, so some leave mid-authentication.
+    await Promise.all(
+      Array.from({ length: 60 }, async () => {
+        const ex = await rawRequest(gw.url, head('GET', '/api/v1/campaigns', { Authorization: `Bearer ${reader.key}` }));
+        ex.socket.destroy();
+      }),
+    );
+    issue.hang = true;
+    const held = [0, 1, 2].map(() => call(gw.url, 'GET', `/api/v1/issues/${id}`, { headers: bearer(reader.key) }));
+    await eventually(() => expect(issue.held()).toBe(3));
+    issue.release();
+    for (const res of await Promise.all(held)) expect(res.status).toBe(200);
+  });
+
   it('answers a request that waits for an upstream connection past the deadline with 503 and Retry-After, without opening the breaker', async () => {
     issue.hang = true;
     const held = [0, 1].map(() => call(narrow.url, 'GET', `/api/v1/issues/${id}`, { headers: bearer(reader.key) }));

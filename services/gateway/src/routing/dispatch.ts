@@ -163,7 +163,7 @@ export function dispatcher(routes: readonly RouteSpec[], deps: DispatchDeps): Re
 function auditWhenAnswered(deps: DispatchDeps, admin: AdminCaller, params: Record<string, string>, req: Request, res: Response): void {
   const traceId = currentTrace()?.traceId ?? null;
   const path = req.originalUrl.split('?')[0]!;
-  res.once('close', () => {
+  whenClosed(res, () => {
     if (!res.headersSent || res.statusCode < 200 || res.statusCode >= 300 || res.getHeader(REPLAYED_HEADER) === 'true') return;
     const created = res.locals.auditOrgId as string | undefined;
     deps.audit.record({
@@ -190,7 +190,18 @@ function holdKeyPlace(deps: DispatchDeps, keyId: string, res: Response): void {
       headers: { 'Retry-After': '1' },
     });
   }
-  res.once('close', release);
+  whenClosed(res, release);
+}
+
+/**
+ * Runs `fn` once the response is done or its client gone, also when that happened while the
+ * request was being authenticated: a `close` listener added after the event never fires, and
+ * a key place taken then would be held for good (clients that give up mid-request leaked places
+ * until the key got nothing but 429s).
+ */
+function whenClosed(res: Response, fn: () => void): void {
+  if (res.closed || res.destroyed) fn();
+  else res.once('close', fn);
 }
 
 function enforceRateLimit(deps: DispatchDeps, policy: RateLimitPolicy, decision: RateLimitDecision, res: Response): void {
