@@ -8,6 +8,7 @@
  * Options (run the workspace script directly to pass them: `npm run bench -w tests -- --quick`):
  *   --quick            short runs (1 s warm-up, 3 s measured) to check the harness; docs untouched
  *   --only=list|create one scenario; docs untouched
+ *   --only=foundation  both scenarios alone (the foundation section is written unless --quick/--no-write)
  *   --only=events|delivery|integrations  one benchmark alone (its section is written unless --quick/--no-write)
  *   --only=scale       the scale benchmark (tests/bench/scale), never part of a plain run
  *   --scale=FRACTION   its data set as a fraction of the issue's (default 1)
@@ -53,8 +54,8 @@ if (args.only === undefined || args.only === 'events') await (await import('./ev
 if (args.only === undefined || args.only === 'delivery') await (await import('./delivery/index.ts')).runDeliveryBench(args); // tests/bench/delivery: exits here with --only=delivery
 if (args.only === undefined || args.only === 'integrations') await (await import('./integrations/index.ts')).runIntegrationsBench(args); // tests/bench/integrations: exits here with --only=integrations
 if (args.only === 'scale') await (await import('./scale/index.ts')).runScaleBench(args); // tests/bench/scale: exits here
-if (args.only !== undefined && args.only !== 'list' && args.only !== 'create') {
-  console.error(`--only must be events, delivery, integrations, scale, list or create, not ${args.only}`);
+if (args.only !== undefined && args.only !== 'list' && args.only !== 'create' && args.only !== 'foundation') {
+  console.error(`--only must be events, delivery, integrations, scale, foundation, list or create, not ${args.only}`);
   process.exit(2);
 }
 
@@ -71,7 +72,7 @@ for (const kv of args['service-env'] ?? []) {
 const settings: FoundationSettings = {
   ...DEFAULT_SETTINGS,
   ...(args.quick ? { warmupS: 1, durationS: 3, openWarmupS: 0.5, openDurationS: 3 } : {}),
-  only: args.only as FoundationSettings['only'],
+  only: args.only === 'foundation' ? undefined : (args.only as FoundationSettings['only']),
   cpuProfDir: args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefined,
   serviceEnv,
   // The raw-SQL baseline's pool mirrors the services' pool size.
