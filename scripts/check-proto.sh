@@ -21,14 +21,7 @@ echo "check-proto: buf lint proto"
 
 have() { git rev-parse --verify --quiet "$1^{commit}" >/dev/null 2>&1; }
 
-base="${PROTO_BASE_REF:-}"
-if [ -z "$base" ]; then
-  branch="$(git rev-parse --abbrev-ref HEAD 2>/dev/null || echo HEAD)"
-  if [ "$branch" != "main" ] && have main; then base=main
-  elif [ "$branch" != "main" ] && have origin/main; then base=origin/main
-  else base=HEAD~1
-  fi
-fi
+base="${PROTO_BASE_REF:-$("$root/scripts/base-ref.sh")}"
 
 if ! have "$base"; then
   echo "check-proto: $base is not in this clone (first commit or shallow clone); breaking check skipped"

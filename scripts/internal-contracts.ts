@@ -129,18 +129,16 @@ export function breakingChanges(before: Json, after: Json): string[] {
 }
 
 /**
- * The commit the snapshots are also compared with, as scripts/check-proto.sh picks its buf
- * baseline: INTERNAL_CONTRACTS_BASE_REF, else PROTO_BASE_REF (CI passes the pull request's base),
- * else `main` (or `origin/main`) on another branch, else HEAD~1 on main. Comparing with the
+ * The commit the snapshots are also compared with: INTERNAL_CONTRACTS_BASE_REF, else
+ * PROTO_BASE_REF (CI passes the pull request's base), else what scripts/base-ref.sh picks for
+ * scripts/check-proto.sh too (`main` on another branch, HEAD~1 on main). Comparing with the
  * committed files alone misses a breaking change committed with its regenerated snapshot.
  */
 export function baseRef(cwd = root, env: NodeJS.ProcessEnv = process.env): string {
   const explicit = env.INTERNAL_CONTRACTS_BASE_REF || env.PROTO_BASE_REF;
   if (explicit) return explicit;
-  const branch = git(cwd, ['rev-parse', '--abbrev-ref', 'HEAD']) ?? 'HEAD';
-  if (branch !== 'main' && git(cwd, ['rev-parse', '--verify', '--quiet', 'main^{commit}'])) return 'main';
-  if (branch !== 'main' && git(cwd, ['rev-parse', '--verify', '--quiet', 'origin/main^{commit}'])) return 'origin/main';
-  return 'HEAD~1';
+  const r = spawnSync('bash', [join(root, 'scripts', 'base-ref.sh')], { cwd, encoding: 'utf8' });
+  return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : 'HEAD~1';
 }
 
 function git(cwd: string, args: string[]): string | undefined {

@@ -52,21 +52,20 @@ export function natsAuthOptions(auth: NatsAuthConfig = {}): Pick<NodeConnectionO
   }
   const { NATS_TLS_CA_FILE: caFile, NATS_TLS_CERT_FILE: certFile, NATS_TLS_KEY_FILE: keyFile } = auth;
   if (Boolean(certFile) !== Boolean(keyFile)) throw new NatsAuthConfigError('NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE go together: set both or neither');
-  if (caFile || certFile) {
-    if (caFile) readable('NATS_TLS_CA_FILE', caFile);
-    if (certFile && keyFile) {
-      readable('NATS_TLS_CERT_FILE', certFile);
-      readable('NATS_TLS_KEY_FILE', keyFile);
-    }
-    out.tls = { ...(caFile ? { caFile } : {}), ...(certFile && keyFile ? { certFile, keyFile } : {}) };
+  if (caFile) readable('NATS_TLS_CA_FILE', caFile);
+  if (certFile && keyFile) {
+    readable('NATS_TLS_CERT_FILE', certFile);
+    readable('NATS_TLS_KEY_FILE', keyFile);
   }
+  if (caFile || certFile) out.tls = { ...(caFile ? { caFile } : {}), ...(certFile && keyFile ? { certFile, keyFile } : {}) };
   return out;
 }
 
 /**
  * A NATS connection that never gives up reconnecting (JetStream publishes and pull consumers
- * resume once it is back) and logs every status change; with `auth`, a creds file and client TLS. Wait for the first connection too,
- * so a service started before NATS comes up instead of crashing.
+ * resume once it is back) and logs every status change; with `auth`, a creds file and client
+ * TLS. Wait for the first connection too, so a service started before NATS comes up instead of
+ * crashing.
  */
 export async function connectNats(opts: ConnectNatsOptions): Promise<NatsConnection> {
   const nc = await connect({

@@ -11,8 +11,9 @@ import { migrateService, runService, type ServiceSpec } from './run-service.ts';
  * A service's whole `main.ts`: runtime flags, the bundle's source map, then `main.ts migrate`
  * reads only the database and log settings (migrate-config.ts), migrates and exits; otherwise
  * its configuration (a bad value stops it with one line), a logger, fatal-error exits;
- * `main.ts <name> …` runs `commands[name]` (with the configuration and the arguments after its name) and exits with the code it answers, anything else serves until
- * SIGTERM. `beforeStart` warns about settings.
+ * `main.ts <name> …` runs `commands[name]` (with the configuration and the arguments after its
+ * name) and exits with the code it answers, anything else serves until SIGTERM. `beforeStart`
+ * warns about settings.
  * `telemetry` (started by `main.ts` before anything else was imported) is flushed last at shutdown.
  */
 export async function serviceMain<DB, C extends KitConfig, H extends object>(

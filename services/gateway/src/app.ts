@@ -8,7 +8,7 @@ import { adminAuthenticator } from './auth/admin-token.ts';
 import { KeyCache } from './auth/key-cache.ts';
 import { LastUsedRecorder } from './auth/last-used.ts';
 import { memberAuthenticator } from './auth/member-token.ts';
-import { trustProxySetting, type GatewayConfig } from './config.ts';
+import { GATEWAY_SCHEMA, trustProxySetting, type GatewayConfig } from './config.ts';
 import { PerKeyInFlight } from './limits/slots.ts';
 import { IdempotencyStore } from './idempotency/record-store.ts';
 import { gatewayMetrics } from './metrics.ts';
@@ -47,7 +47,7 @@ const GATEWAY_REDIS_COMMAND_TIMEOUT_MS = 500;
 export function gatewayService(opts: Pick<GatewayOptions, 'breaker' | 'keyCacheTtlSeconds'> = {}): ServiceSpec<IdentityDb, GatewayConfig> {
   return {
     name: 'gateway',
-    schema: 'identity',
+    schema: GATEWAY_SCHEMA,
     migrations,
     port: (config) => config.GATEWAY_PORT,
     // The public port: clients authenticate with API keys and operator tokens, checked per route.

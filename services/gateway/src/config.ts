@@ -8,6 +8,9 @@ import { looksLikeServiceToken } from './auth/credentials.ts';
  * The gateway's environment, read once at start. A bad value stops the process with one line
  * naming the variable (exit 78).
  */
+/** The schema the gateway owns: organisations, API keys, operator tokens, the admin audit log. */
+export const GATEWAY_SCHEMA = 'identity';
+
 export const gatewayEnv = {
   // HTTP
   GATEWAY_PORT: env.port(8080),
@@ -16,8 +19,7 @@ export const gatewayEnv = {
   ...logConfigShape,
   ...listenConfigShape,
 
-  // The identity schema (organisations, API keys, operator tokens, the admin audit log)
-  ...databaseConfigShape('identity'),
+  ...databaseConfigShape(GATEWAY_SCHEMA),
 
   // Redis: shared rate limits and the key cache. Optional at run time (see README).
   REDIS_URL: env.url(['redis', 'rediss'], 'redis://127.0.0.1:6379'),

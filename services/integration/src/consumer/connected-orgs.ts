@@ -1,5 +1,4 @@
-import { Batcher, type Kysely } from '@preflight/db';
-import type { IntegrationDatabase } from '../storage/schema.ts';
+import { Batcher } from '@preflight/db';
 
 /** How long "has a live connection" is believed without asking again. */
 const KNOWN_CONNECTED_MS = 30_000;
@@ -44,17 +43,4 @@ export class ConnectedOrgs {
     if (at !== undefined && this.now() - at < KNOWN_CONNECTED_MS) return Promise.resolve(true);
     return this.#lookups.add(orgId);
   }
-}
-
-/** Which of `orgIds` have a live connection. */
-export async function liveOrgsAmong(db: Kysely<IntegrationDatabase>, orgIds: string[]): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('connections')
-    .select('org_id')
-    .distinct()
-    .where('org_id', 'in', orgIds)
-    .where('deleted_at', 'is', null)
-    .where('paused', '=', false)
-    .execute();
-  return new Set(rows.map((r) => r.org_id));
 }

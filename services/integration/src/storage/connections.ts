@@ -172,17 +172,22 @@ export type LiveConnection = Pick<ConnectionRow, 'id' | 'org_id' | 'kind' | 'cam
 export async function liveConnectionsOf(db: Kysely<IntegrationDatabase> | Transaction<IntegrationDatabase>, orgIds: string[]): Promise<Map<string, LiveConnection[]>> {
   const byOrg = new Map<string, LiveConnection[]>();
   if (orgIds.length === 0) return byOrg;
-  const rows = await db
-    .selectFrom('connections')
-    .select(['id', 'org_id', 'kind', 'campaign_ids', 'events', 'min_severity'])
-    .where('org_id', 'in', orgIds)
-    .where('deleted_at', 'is', null)
-    .where('paused', '=', false)
-    .execute();
+  const rows = await liveIn(db, orgIds).select(['id', 'org_id', 'kind', 'campaign_ids', 'events', 'min_severity']).execute();
   for (const row of rows) {
     const list = byOrg.get(row.org_id);
     if (list) list.push(row);
     else byOrg.set(row.org_id, [row]);
   }
   return byOrg;
+}
+
+/** Which of `orgIds` have a live connection (consumer/connected-orgs.ts). */
+export async function liveOrgsAmong(db: Kysely<IntegrationDatabase>, orgIds: string[]): Promise<Set<string>> {
+  const rows = await liveIn(db, orgIds).select('org_id').distinct().execute();
+  return new Set(rows.map((r) => r.org_id));
+}
+
+/** The connections of `orgIds` that events reach: not deleted, not paused. */
+function liveIn(db: Kysely<IntegrationDatabase> | Transaction<IntegrationDatabase>, orgIds: string[]) {
+  return db.selectFrom('connections').where('org_id', 'in', orgIds).where('deleted_at', 'is', null).where('paused', '=', false);
 }
