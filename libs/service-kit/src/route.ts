@@ -1,0 +1,44 @@
+import type { Express, Request, Response } from 'express';
+import type { z } from 'zod';
+import { ENDPOINTS, type Endpoint, type EndpointId, type HttpMethod, type RequestOf, type ResponseOf } from '@preflight/contract';
+import { parseBody, parseQuery, sendJson } from '@preflight/http';
+
+/** The query an endpoint's handler receives once parsed (`never` where the manifest declares none). */
+export type QueryOf<K extends EndpointId> = (typeof ENDPOINTS)[K] extends { request: { query: infer S extends z.ZodType } } ? z.output<S> : never;
+
+/**
+ * What a handler gets besides the request and response, typed by the manifest entry:
+ * `send(body, status?)` answers the declared success body as JSON (status: the entry's);
+ * `body` and `query` are the request's, parsed by the entry's schemas when first read (422 for
+ * a bad body, 400 for a bad query), so a handler checks access and path ids before them.
+ */
+export interface EndpointIo<K extends EndpointId> {
+  send(body: ResponseOf<K>, status?: number): void;
+  readonly body: RequestOf<K>;
+  readonly query: QueryOf<K>;
+}
+
+export type EndpointHandler<K extends EndpointId> = (req: Request, res: Response, io: EndpointIo<K>) => unknown;
+
+/**
+ * Serves manifest entry `id` at the entry's own method and path: a route file names its
+ * endpoint and never restates where it lives, and sends only the body the manifest declares.
+ */
+export function route<K extends EndpointId>(app: Express, id: K, handler: EndpointHandler<K>): void {
+  const entry: Endpoint = ENDPOINTS[id];
+  const success = entry.response?.status ?? 200;
+  const method = entry.method.toLowerCase() as Lowercase<HttpMethod>;
+  app[method](entry.path, (req, res) =>
+    handler(req, res, {
+      send: (body, status = success) => sendJson(req, res, status, body),
+      get body() {
+        if (!entry.request?.body) throw new Error(`manifest entry ${id} declares no request body`);
+        return parseBody(entry.request.body, req.body) as RequestOf<K>;
+      },
+      get query() {
+        if (!entry.request?.query) throw new Error(`manifest entry ${id} declares no query`);
+        return parseQuery(entry.request.query, req.query) as QueryOf<K>;
+      },
+    }),
+  );
+}
