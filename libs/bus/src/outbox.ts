@@ -14,6 +14,7 @@ import { Sleeper } from './sleeper.ts';
 export { EVENT_TYPE_HEADER, ORG_ID_HEADER } from '@preflight/events';
 export { outboxMigration, outboxTraceparentMigration } from './outbox/migrations.ts';
 export { enqueueEvent, enqueueEvents, newEventId, outboxChannel, type OutboxEvent } from './outbox/enqueue.ts';
+export { enqueueDomainEvent, enqueueDomainEvents, type EventTarget } from './outbox/domain-events.ts';
 
 export interface OutboxRelayOptions {
   /** A kysely instance whose connections resolve to the service's schema (search_path). */
