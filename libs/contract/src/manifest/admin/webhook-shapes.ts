@@ -1,0 +1,2 @@
+// Zod shapes of the webhook service's admin entries (request and response bodies), referenced by admin/webhook.ts.
+export {};
