@@ -1,4 +1,5 @@
 export * from './enums.ts';
+export * from './problems.ts';
 export * from './resources.ts';
 export * from './requests.ts';
 export * from './events.ts';

@@ -14,7 +14,7 @@ import {
   responseSchemaFor,
 } from '../src/index.ts';
 // libs/http owns statuses and titles; the document's problem examples must agree with it.
-import { ERROR_KINDS, problemType } from '@preflight/http';
+import { ERROR_KINDS, problemType } from '../src/problems.ts';
 
 type Json = Record<string, any>;
 

@@ -1,5 +1,6 @@
 import { CampaignListQuerySchema, DEFAULT_PAGE_SIZE, IssueListQuerySchema, MAX_PAGE_SIZE } from '../requests.ts';
 import { PublicCampaignSchema } from '../resources.ts';
+import { ERROR_KINDS, problemType, type ErrorCode } from '../problems.ts';
 import { fieldSchema, ref, type JsonSchema } from './schemas.ts';
 
 /**
@@ -82,11 +83,12 @@ export function rateLimitHeaders(): Record<string, JsonSchema> {
   return Object.fromEntries(RATE_LIMIT_HEADER_NAMES.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 
-const PROBLEM_BASE = 'https://preflight.dev/problems/';
+/** A problem's status and title, from the one catalogue every service answers with (problems.ts). */
+const problem = (code: ErrorCode) => ({ code, status: ERROR_KINDS[code].status, title: ERROR_KINDS[code].title });
 
 interface ProblemResponse {
   status: number;
-  code: string;
+  code: ErrorCode;
   title: string;
   description: string;
   detail: string;
@@ -101,9 +103,7 @@ interface ProblemResponse {
 /** components.responses, one per problem the public API answers with. */
 export const PROBLEM_RESPONSES = {
   BadRequest: {
-    status: 400,
-    code: 'bad_request',
-    title: 'Bad request.',
+    ...problem('bad_request'),
     description:
       'A query parameter or the `Idempotency-Key` header is invalid (`type` …/bad-request, with an `errors` map naming each), or the body is not valid JSON (`type` …/malformed-json, title "Malformed JSON.").',
     detail: 'One or more query parameters are invalid.',
@@ -112,18 +112,14 @@ export const PROBLEM_RESPONSES = {
     rateLimited: true,
   },
   Unauthorized: {
-    status: 401,
-    code: 'unauthorized',
-    title: 'Unauthorized.',
+    ...problem('unauthorized'),
     description: 'The API key is missing, malformed, unknown or revoked. No rate-limit headers: there is no key to count against.',
     detail: 'No API key was provided. Send it as `Authorization: Bearer <key>` or `X-Api-Key: <key>`.',
     schema: 'ProblemDetails',
     rateLimited: false,
   },
   Forbidden: {
-    status: 403,
-    code: 'forbidden',
-    title: 'Access denied.',
+    ...problem('forbidden'),
     description:
       'The key does not carry the scope this endpoint requires; `requiredScope` names it. The call still counts against the rate limit.',
     detail: "The API key does not carry the required scope 'read'.",
@@ -132,9 +128,7 @@ export const PROBLEM_RESPONSES = {
     rateLimited: true,
   },
   NotFound: {
-    status: 404,
-    code: 'not_found',
-    title: 'Not found.',
+    ...problem('not_found'),
     description:
       "The addressed resource does not exist, belongs to another organisation, or the path id is not a UUID — all three are answered alike.",
     detail: "No campaign with id '0b9f2f4e-5d7c-4c1e-9a51-3f8a2f1b6c7d' was found.",
@@ -142,36 +136,28 @@ export const PROBLEM_RESPONSES = {
     rateLimited: true,
   },
   RequestTimeout: {
-    status: 408,
-    code: 'request_timeout',
-    title: 'Request timeout.',
+    ...problem('request_timeout'),
     description: 'The request body did not arrive whole within the read deadline (10 s by default); the connection is closed. Send the body at once.',
     detail: 'The request body did not arrive within 10000 ms.',
     schema: 'ProblemDetails',
     rateLimited: true,
   },
   PayloadTooLarge: {
-    status: 413,
-    code: 'payload_too_large',
-    title: 'Payload too large.',
+    ...problem('payload_too_large'),
     description: 'The request body exceeds the size limit (256 KiB by default).',
     detail: 'The request body exceeds the limit of 262144 bytes.',
     schema: 'ProblemDetails',
     rateLimited: true,
   },
   UnsupportedMediaType: {
-    status: 415,
-    code: 'unsupported_media_type',
-    title: 'Unsupported media type.',
+    ...problem('unsupported_media_type'),
     description: 'The body is not sent as application/json, text/json or application/*+json, or uses an unsupported charset.',
     detail: "Content-Type 'text/xml' is not supported; send application/json, text/json or application/*+json.",
     schema: 'ProblemDetails',
     rateLimited: true,
   },
   ValidationFailed: {
-    status: 422,
-    code: 'validation',
-    title: 'Validation failed.',
+    ...problem('validation'),
     description:
       'The body fails validation; `errors` maps each offending field (`$` for the body itself) to its messages. Also the answer when an `Idempotency-Key` was already used with a different request (`errors` names `Idempotency-Key`).',
     detail: 'One or more fields are invalid.',
@@ -180,18 +166,14 @@ export const PROBLEM_RESPONSES = {
     rateLimited: true,
   },
   TooManyRequests: {
-    status: 429,
-    code: 'rate_limited',
-    title: 'Too many requests.',
+    ...problem('rate_limited'),
     description: 'The key exceeded its rate limit; retry after `Retry-After` seconds.',
     detail: 'Rate limit of 600 requests per 60 seconds exceeded. Retry after 12 seconds.',
     schema: 'ProblemDetails',
     rateLimited: true,
   },
   Conflict: {
-    status: 409,
-    code: 'conflict',
-    title: 'Conflict.',
+    ...problem('conflict'),
     description:
       'A request with the same `Idempotency-Key` is still in progress after the wait (retry after `Retry-After` seconds to get its answer), or was done but its answer was too large to keep for replay (`firstStatus`; it is not run again).',
     detail: 'A request with this Idempotency-Key is still in progress. Retry after 1 second to get its answer.',
@@ -199,18 +181,14 @@ export const PROBLEM_RESPONSES = {
     rateLimited: true,
   },
   InternalServerError: {
-    status: 500,
-    code: 'internal',
-    title: 'Internal server error.',
+    ...problem('internal'),
     description: 'An unexpected error; quote the `traceId` to support.',
     detail: 'An unexpected error occurred. Quote the traceId to support.',
     schema: 'ProblemDetails',
     rateLimited: true,
   },
   ServiceUnavailable: {
-    status: 503,
-    code: 'upstream_unavailable',
-    title: 'Service unavailable.',
+    ...problem('upstream_unavailable'),
     description:
       'A service or store behind the API is unavailable (`type` …/upstream-unavailable, or …/dependency-unavailable when keys cannot be checked, then without rate-limit headers, or when a request carries an `Idempotency-Key` and its store is unreachable); nothing was done, retry later.',
     detail: 'The issue service is unavailable. Try again shortly.',
@@ -220,13 +198,12 @@ export const PROBLEM_RESPONSES = {
   },
 } satisfies Record<string, ProblemResponse>;
 
-export const problemTypeUri = (code: string) => `${PROBLEM_BASE}${code.replaceAll('_', '-')}`;
 
 export function problemResponseComponents(): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
   for (const [name, p] of Object.entries(PROBLEM_RESPONSES) as [string, ProblemResponse][]) {
     const example: Record<string, unknown> = {
-      type: problemTypeUri(p.code),
+      type: problemType(p.code),
       title: p.title,
       status: p.status,
       detail: p.detail,
