@@ -41,11 +41,9 @@ export interface RunningServer {
  * An HTTP server for an express app whose requests and responses are born with the app's
  * prototypes (`app.request`, `app.response`). express's `app.listen` hands it plain
  * IncomingMessage and ServerResponse objects and `app.handle` then re-parents both with
- * `Object.setPrototypeOf`, on every request. V8 pays for that with new hidden classes in the old
- * generation: measured on a bare express 5 handler answering a 20 KB list at 200/s,
- * each young-generation GC left 2–3 MB more in the old generation (cleared only by a full GC
- * every few seconds) and took 2–11 ms instead of 0.4 ms, and p99 was 10.2 ms against
- * 3.9 ms for the same app on this server. `app.handle`'s `setPrototypeOf` is then a no-op (same
+ * `Object.setPrototypeOf`, on every request, and V8 pays for that with new hidden classes in the
+ * old generation: longer young-generation GCs and a longer tail (measured in
+ * docs/benchmarks-history.md). Here `app.handle`'s `setPrototypeOf` is a no-op (same
  * prototype). Apps mounted inside the app would still re-parent; none is.
  */
 export function createAppServer(app: Express): Server {

@@ -19,8 +19,8 @@ export function parseTraceparent(header: string | undefined): TraceContext | und
 }
 
 /**
- * Random bytes are drawn 4 KB at a time: one fill for about 170 requests instead of two per
- * request (each a synchronous call into the system's generator; ~2% of the gateway's CPU).
+ * Random bytes are drawn 4 KB at a time, one fill for about 170 requests: each fill is a
+ * synchronous call into the system's generator (docs/benchmarks-history.md has the profile).
  */
 const RANDOM_POOL_BYTES = 4096;
 let randomPool = Buffer.alloc(0);

@@ -114,9 +114,8 @@ describe('createApp', () => {
   });
 
   it('hands express requests and responses that already have its prototypes', async () => {
-    // express re-parents plain ones on every request (Object.setPrototypeOf), which cost V8 new
-    // hidden classes in the old generation and young-generation GCs of 2–11 ms instead of
-    // 0.4 ms (libs/http/src/server.ts, createAppServer).
+    // express re-parents plain ones on every request (Object.setPrototypeOf), which costs V8 new
+    // hidden classes in the old generation (libs/http/src/server.ts, createAppServer).
     const seen: boolean[] = [];
     const check = (req: object, res: object) => seen.push(Object.getPrototypeOf(req) === appOf.request && Object.getPrototypeOf(res) === appOf.response);
     server.server.prependListener('request', check);
