@@ -40,7 +40,8 @@ export const campaignService: ServiceSpec<CampaignDatabase, CampaignConfig, Camp
     const { config, logger, database, registry, nats } = resources;
     const { conn, js } = nats!;
     const metrics = campaignMetrics(registry);
-    const prefix = config.EVENTS_SUBJECT_PREFIX;
+    // Where this deployment's events go and come from (isolated per test run).
+    const events = { subjectPrefix: config.EVENTS_SUBJECT_PREFIX };
     let relay: OutboxRelay | undefined;
     const startRelay = () => {
       relay ??= startOutboxRelay({ db: database.db, schema: database.schema, pool: database.pool, js, logger, registry });
@@ -54,18 +55,18 @@ export const campaignService: ServiceSpec<CampaignDatabase, CampaignConfig, Camp
     const consumer = await startConsumer({
       ...consumerBase(resources),
       durable: READINESS_CONSUMER,
-      filterSubjects: [readinessSubject(prefix)],
+      filterSubjects: [readinessSubject(events.subjectPrefix)],
       // Batches of different campaigns proceed side by side; those of one campaign queue on its
       // statistics row. No deadlock: every batch locks its campaigns in campaignId order.
       concurrency: 2,
       // A verdict may trail its issue change by a few ms (the promise is within a second): one
       // recompute per campaign per 25 ms instead of one per event when issues trickle in.
       gatherMs: 25,
-      batchHandler: readinessBatchHandler({ prefix, logger, metrics }),
+      batchHandler: readinessBatchHandler({ events, logger, metrics }),
     });
     return {
       mount: (app) => {
-        for (const register of registrations) register(app, { db: database.db, events: { prefix }, metrics });
+        for (const register of registrations) register(app, { db: database.db, events, metrics });
       },
       releases: [() => consumer.stop(), stopRelay],
       handle: { nats: conn, js, stopRelay, startRelay },

@@ -209,7 +209,7 @@ describe('batches', () => {
     const a = await newCampaign('Batch A');
     const b = await newCampaign('Batch B');
     const registry = new Registry();
-    const handle = readinessBatchHandler({ prefix: svc.prefix, logger: createLogger('campaign-test', { level: 'silent' }), metrics: campaignMetrics(registry) });
+    const handle = readinessBatchHandler({ events: { subjectPrefix: svc.prefix }, logger: createLogger('campaign-test', { level: 'silent' }), metrics: campaignMetrics(registry) });
     const lowA = issueCreated({ orgId, campaignId: a, severity: 'Low' });
     const highA = issueCreated({ orgId, campaignId: a, severity: 'High' });
     const lowB = issueCreated({ orgId, campaignId: b, severity: 'Low' });
@@ -239,7 +239,7 @@ describe('batches', () => {
 
   it('projects several events of one issue in one batch as their newest state, with the severity and e-mail of older ones', async () => {
     const campaignId = await newCampaign('Batch merge');
-    const handle = readinessBatchHandler({ prefix: svc.prefix, logger: createLogger('campaign-test', { level: 'silent' }), metrics: campaignMetrics(new Registry()) });
+    const handle = readinessBatchHandler({ events: { subjectPrefix: svc.prefix }, logger: createLogger('campaign-test', { level: 'silent' }), metrics: campaignMetrics(new Registry()) });
     const created = { ...issueCreated({ orgId, campaignId, severity: 'Critical' }), testerEmail: 'tess@example.com' };
     const issueId = created.issueId;
     const other = issueCreated({ orgId, campaignId, severity: 'Low' });
@@ -263,7 +263,7 @@ describe('batches', () => {
   it('lets parallel batches over the same campaigns, in opposite stream orders, both commit (one lock order)', async () => {
     const a = await newCampaign('Parallel A');
     const b = await newCampaign('Parallel B');
-    const handle = readinessBatchHandler({ prefix: svc.prefix, logger: createLogger('campaign-test', { level: 'silent' }), metrics: campaignMetrics(new Registry()) });
+    const handle = readinessBatchHandler({ events: { subjectPrefix: svc.prefix }, logger: createLogger('campaign-test', { level: 'silent' }), metrics: campaignMetrics(new Registry()) });
     const rounds = 10;
     for (let round = 0; round < rounds; round += 1) {
       const batchOf = (first: string, second: string) => [

@@ -1,4 +1,4 @@
-import type { ConsumedEvent } from '@preflight/bus';
+import type { ConsumedEvent, EventTarget } from '@preflight/bus';
 import type { Kysely } from '@preflight/db';
 import { decodeEvent, kindOfSubject, kindOfType, ownerSubjects, type DomainEvent } from '@preflight/events';
 import type { Logger } from '@preflight/log';
@@ -59,12 +59,12 @@ export function issueStateOf(event: DomainEvent): IssueState | undefined {
  * not each event in it. An issue of an unknown campaign keeps its projection row, and no
  * verdict is computed.
  */
-export function readinessBatchHandler(deps: { prefix: string; logger: Logger; metrics: CampaignMetrics }): (events: ConsumedEvent[], trx: Kysely<CampaignDatabase>) => Promise<void> {
+export function readinessBatchHandler(deps: { events: EventTarget; logger: Logger; metrics: CampaignMetrics }): (events: ConsumedEvent[], trx: Kysely<CampaignDatabase>) => Promise<void> {
   const log = deps.logger.child({ component: 'readiness' });
   return async (consumed, trx) => {
     const byCampaign = new Map<string, Array<{ state: IssueState; eventId: string }>>();
     for (const event of consumed) {
-      const kind = (event.type && kindOfType(event.type)) || kindOfSubject(event.subject, deps.prefix);
+      const kind = (event.type && kindOfType(event.type)) || kindOfSubject(event.subject, deps.events.subjectPrefix);
       if (!kind) {
         // A newer issue service's event this build does not know: nothing to project.
         log.debug({ eventId: event.id, subject: event.subject, type: event.type }, 'unknown event type; ignored');
@@ -98,7 +98,7 @@ export function readinessBatchHandler(deps: { prefix: string; logger: Logger; me
       }
       if (!changed) continue;
       await storeIssueStats(trx, campaignId, stats);
-      const recompute = await recomputeReadiness(trx, campaignId, { prefix: deps.prefix }, stats);
+      const recompute = await recomputeReadiness(trx, campaignId, deps.events, stats);
       deps.metrics.readinessRecomputed.inc({ trigger: 'event', outcome: recompute.outcome });
       const eventIds = issues.map((i) => i.eventId);
       if (recompute.outcome === 'changed') {

@@ -3,10 +3,6 @@ import { CAMPAIGN_TRANSITIONS, type CampaignStatus } from '@preflight/contract';
 // The lifecycle itself is the contract's (libs/contract workflows.ts), shared with the console.
 export { CAMPAIGN_TRANSITIONS };
 
-/** Statuses an operator can ask for; Draft is only ever a starting point. */
-export const TARGET_STATUSES = ['Active', 'Paused', 'Closed'] as const;
-export type TargetStatus = (typeof TARGET_STATUSES)[number];
-
 export const INITIAL_CAMPAIGN_STATUS = 'Draft' satisfies CampaignStatus;
 
 export function allowedTransitions(from: CampaignStatus): readonly CampaignStatus[] {

@@ -1,4 +1,4 @@
-import { ISSUE_SEVERITIES, SEVERITY_RANK, type Gate, type IssueSeverity, type IssueStatus, type ReadinessLevel } from '@preflight/contract';
+import { ISSUE_SEVERITIES, SEVERITY_RANK, type AdminReportEntry, type Gate, type IssueSeverity, type IssueStatus, type ReadinessLevel } from '@preflight/contract';
 
 /*
  * The launch policy: how a campaign's open issues become its readiness verdict and gate.
@@ -22,9 +22,6 @@ export const DEFAULT_LAUNCH_POLICY: LaunchPolicy = {
   doNotLaunch: { minSeverity: 'Critical', maxOpen: 0 },
   atRisk: { minSeverity: 'High', maxOpen: 0 },
 };
-
-/** Upper bound of `maxOpen` (a sanity limit for the admin API, not a business rule). */
-export const MAX_OPEN_LIMIT = 100_000;
 
 /**
  * Whether an issue in each status still stands in the way of a launch. An issue is open
@@ -86,7 +83,8 @@ export interface SignOffState {
   seal: { decision: SignOffDecision } | null;
 }
 
-export type SignOffDecision = 'approve' | 'reject';
+/** A stamp's decision (the admin API's words). */
+export type SignOffDecision = NonNullable<AdminReportEntry['decision']>;
 
 /** Nothing to sign: the gate follows the level alone. */
 export const NO_SIGNOFFS: SignOffState = { required: 0, seal: null };

@@ -1,4 +1,4 @@
-import type { Gate, ReadinessLevel } from '@preflight/contract';
+import type { AdminReport, AdminReportEntry, Gate, ReadinessLevel } from '@preflight/contract';
 import { issueCounts, openSetDigest, type IssueStats } from './issue-stats.ts';
 import { gateOf, readinessLevelOf, sealDecision, type LaunchPolicy, type SignOffDecision, type Verdict } from './launch-policy.ts';
 
@@ -8,9 +8,10 @@ import { gateOf, readinessLevelOf, sealDecision, type LaunchPolicy, type SignOff
  * version and seal. Pure; storage/readiness.ts reads the inputs and stores the outcome.
  */
 
-/** `open`: the current version is not sealed (yet, or any more); `sealed`: it is. */
-export type SealState = 'open' | 'sealed';
-export type ReportEntryKind = 'stamp' | 'waiver';
+/** `open`: the current version is not sealed (yet, or any more); `sealed`: it is. The words are the admin API's. */
+export type SealState = AdminReport['sealState'];
+/** `stamp` (with a decision) or `waiver` (without). */
+export type ReportEntryKind = AdminReportEntry['kind'];
 
 /** What a campaign holds of its readiness before a recompute. */
 export interface StoredReadiness {

@@ -1,10 +1,12 @@
+import type { AdminTester } from '@preflight/contract';
+
 /*
  * A tester's progress through its campaign's tasks (README "Testers"). Pure; storage/testers.ts
  * records completions and applies this.
  */
 
-/** Invited: no task done yet; Started: some; Completed: every required task (once, for good). */
-export type TesterStatus = 'Invited' | 'Started' | 'Completed';
+/** Invited: no task done yet; Started: some; Completed: every required task (once, for good). The words are the admin API's. */
+export type TesterStatus = AdminTester['status'];
 
 /** The tester after one of its tasks was completed. */
 export interface TesterProgress {

@@ -1,24 +1,15 @@
-import { z } from 'zod';
-import { requiredText } from '@preflight/contract';
-import { notFound, parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { notFound, pathId, requireAdmin } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { toPublicCampaign } from '../views/campaign-view.ts';
 import { createCampaign } from '../storage/campaign-changes.ts';
 import type { Registration } from './context.ts';
 
-const MAX_CAMPAIGN_NAME = 200;
-
-const CreateCampaignRequestSchema = z.strictObject({
-  name: requiredText(MAX_CAMPAIGN_NAME),
-});
-
 /** POST /admin/v1/sites/:siteId/campaigns {name}: a Draft campaign in the site's organisation. */
-export const register: Registration = (app, { db, events }) => {
-  app.post('/admin/v1/sites/:siteId/campaigns', async (req, res) => {
+export const register: Registration = (app, { db, events }) =>
+  route(app, 'adminCreateCampaign', async (req, _res, io) => {
     const orgScope = requireAdmin(req);
     const siteId = pathId(req.params.siteId, 'site');
-    const body = parseBody(CreateCampaignRequestSchema, req.body);
-    const campaign = await createCampaign(db, { siteId, name: body.name, orgScope }, events);
+    const campaign = await createCampaign(db, { siteId, name: io.body.name, orgScope }, events);
     if (!campaign) throw notFound('site', siteId);
-    sendJson(req, res, 201, toPublicCampaign(campaign));
+    io.send(toPublicCampaign(campaign));
   });
-};

@@ -1,15 +1,15 @@
-import { notFound, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { notFound, pathId, requireAdmin } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { toPublicCampaign } from '../views/campaign-view.ts';
 import { findCampaign } from '../storage/campaigns.ts';
 import type { Registration } from './context.ts';
 
 /** GET /admin/v1/campaigns/:id: one campaign of any organisation (a console member: of theirs), in the public shape. */
-export const register: Registration = (app, { db }) => {
-  app.get('/admin/v1/campaigns/:id', async (req, res) => {
+export const register: Registration = (app, { db }) =>
+  route(app, 'adminGetCampaign', async (req, _res, io) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
     const campaign = await findCampaign(db, id, orgScope);
     if (!campaign) throw notFound('campaign', id);
-    sendJson(req, res, 200, toPublicCampaign(campaign));
+    io.send(toPublicCampaign(campaign));
   });
-};

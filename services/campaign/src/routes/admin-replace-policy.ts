@@ -1,31 +1,19 @@
-import { z } from 'zod';
-import { IssueSeveritySchema } from '@preflight/contract';
-import { notFound, parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
-import { MAX_OPEN_LIMIT, policyProblem } from '../domain/launch-policy.ts';
+import { AdminLaunchPolicySchema } from '@preflight/contract';
+import { notFound, parseBody, pathId, requireAdmin } from '@preflight/http';
+import { route } from '@preflight/service-kit';
+import { policyProblem } from '../domain/launch-policy.ts';
 import { replacePolicy } from '../storage/readiness.ts';
 import type { Registration } from './context.ts';
 
-const required = { error: (issue: { input: unknown }) => (issue.input === undefined ? 'Is required.' : undefined) };
-
-const ThresholdSchema = z.strictObject(
-  {
-    minSeverity: IssueSeveritySchema,
-    maxOpen: z
-      .number({ error: (issue) => (issue.input === undefined ? 'Is required.' : 'Must be a whole number.') })
-      .int('Must be a whole number.')
-      .min(0, 'Must be at least 0.')
-      .max(MAX_OPEN_LIMIT, `Must be at most ${MAX_OPEN_LIMIT}.`),
-  },
-  required,
-);
-
-/** The whole policy, every field required (PUT replaces); the thresholds must be consistent. */
-const LaunchPolicySchema = z
-  .strictObject({ doNotLaunch: ThresholdSchema, atRisk: ThresholdSchema }, required)
-  .superRefine((policy, ctx) => {
-    const problem = policyProblem(policy);
-    if (problem) ctx.addIssue({ code: 'custom', path: problem.field.split('.'), message: problem.message });
-  });
+/**
+ * The manifest's policy shape plus the domain's rule that AtRisk is not more severe than
+ * DoNotLaunch, checked in one pass (not io.body, then the rule) so that a body with faults of
+ * both kinds gets every field's message in one 422, as zod reports them together.
+ */
+const ConsistentPolicySchema = AdminLaunchPolicySchema.superRefine((policy, ctx) => {
+  const problem = policyProblem(policy);
+  if (problem) ctx.addIssue({ code: 'custom', path: problem.field.split('.'), message: problem.message });
+});
 
 /**
  * PUT /admin/v1/campaigns/:id/policy: replaces the campaign's launch thresholds and recomputes
@@ -33,14 +21,13 @@ const LaunchPolicySchema = z
  * with the policy. Unknown properties, missing fields, bad severities, negative or fractional
  * counts and an AtRisk threshold more severe than the DoNotLaunch one are 422.
  */
-export const register: Registration = (app, { db, events, metrics }) => {
-  app.put('/admin/v1/campaigns/:id/policy', async (req, res) => {
+export const register: Registration = (app, { db, events, metrics }) =>
+  route(app, 'adminReplacePolicy', async (req, _res, io) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'campaign');
-    const policy = parseBody(LaunchPolicySchema, req.body);
+    const policy = parseBody(ConsistentPolicySchema, req.body);
     const replaced = await replacePolicy(db, id, policy, events, orgScope);
     if (!replaced) throw notFound('campaign', id);
     metrics.readinessRecomputed.inc({ trigger: 'policy', outcome: replaced.recompute.outcome });
-    sendJson(req, res, 200, replaced.policy);
+    io.send(replaced.policy);
   });
-};

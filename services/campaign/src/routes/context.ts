@@ -1,7 +1,7 @@
+import type { EventTarget } from '@preflight/bus';
 import type { RouteRegistration } from '@preflight/service-kit';
 import type { Kysely } from '@preflight/db';
 import type { CampaignMetrics } from '../metrics.ts';
-import type { EventTarget } from '../storage/outbox.ts';
 import type { CampaignDatabase } from '../storage/schema.ts';
 
 /** What a route handler may use; built once in app.ts. */

@@ -1,4 +1,5 @@
-import { notFound, pathId, sendJson } from '@preflight/http';
+import { notFound, pathId } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { toInternalCampaign } from '../views/campaign-view.ts';
 import { findCampaign } from '../storage/campaigns.ts';
 import type { Registration } from './context.ts';
@@ -8,11 +9,10 @@ import type { Registration } from './context.ts';
  * never routes /internal, so there is no caller to check; the answer carries the orgId for
  * the reader to scope by.
  */
-export const register: Registration = (app, { db }) => {
-  app.get('/internal/v1/campaigns/:id', async (req, res) => {
+export const register: Registration = (app, { db }) =>
+  route(app, 'internalGetCampaign', async (req, _res, io) => {
     const id = pathId(req.params.id, 'campaign');
     const campaign = await findCampaign(db, id);
     if (!campaign) throw notFound('campaign', id);
-    sendJson(req, res, 200, toInternalCampaign(campaign));
+    io.send(toInternalCampaign(campaign));
   });
-};

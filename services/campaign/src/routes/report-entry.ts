@@ -1,4 +1,4 @@
-import { AppError, conflict, notFound } from '@preflight/http';
+import { conflict, notFound, validationFailed } from '@preflight/http';
 import { toReportEntry } from '../views/signoff-view.ts';
 import type { AddEntry } from '../storage/report.ts';
 
@@ -8,7 +8,7 @@ export function entryOrThrow(added: AddEntry, campaignId: string, signerId: stri
     case 'not_found':
       throw notFound('campaign', campaignId);
     case 'unknown_signer':
-      throw new AppError('validation', 'One or more fields are invalid.', { errors: { signerId: ['Is not a signer of this campaign.'] } });
+      throw validationFailed({ signerId: ['Is not a signer of this campaign.'] });
     case 'stale':
       throw conflict(`The report is at version ${added.current}; version ${version} is not the current one.`, { currentVersion: added.current });
     case 'duplicate':

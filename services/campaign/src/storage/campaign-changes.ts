@@ -1,10 +1,10 @@
+import { enqueueDomainEvent, type EventTarget } from '@preflight/bus';
 import { sql, type Kysely } from '@preflight/db';
 import type { CampaignStatus } from '@preflight/contract';
 import { campaignStatusEventKind, createEvent, toTimestamp } from '@preflight/events';
 import { canTransition, INITIAL_CAMPAIGN_STATUS } from '../domain/campaign-lifecycle.ts';
 import { INITIAL_VERDICT } from '../domain/launch-policy.ts';
 import { campaignsIn, findCampaign } from './campaigns.ts';
-import { enqueueCampaignEvent, type EventTarget } from './outbox.ts';
 import type { CampaignDatabase, CampaignRow } from './schema.ts';
 
 /*
@@ -50,7 +50,7 @@ export async function createCampaign(
       status: campaign.status,
       createdAt: toTimestamp(campaign.created_at),
     });
-    await enqueueCampaignEvent(trx, events, event, campaign.org_id);
+    await enqueueDomainEvent(trx, events, event, campaign.org_id);
     return { ...campaign, site_name: site.name };
   });
 }
@@ -96,7 +96,7 @@ export async function changeCampaignStatus(
       occurredAt: toTimestamp(history.occurred_at),
     };
     const event = createEvent(campaignStatusEventKind(from, input.to), fields);
-    await enqueueCampaignEvent(trx, events, event, campaign.org_id);
+    await enqueueDomainEvent(trx, events, event, campaign.org_id);
     return { outcome: 'changed', from, campaign } as const;
   });
 }

@@ -1,3 +1,4 @@
+import { enqueueDomainEvent, type EventTarget } from '@preflight/bus';
 import { sql, type Kysely } from '@preflight/db';
 import { createEvent, toTimestamp } from '@preflight/events';
 import type { IssueStats } from '../domain/issue-stats.ts';
@@ -5,7 +6,6 @@ import { DEFAULT_LAUNCH_POLICY, type LaunchPolicy, type Verdict } from '../domai
 import { nextReadiness, type ReportSigner, type ReportState, type StoredReadiness, type VersionEntry } from '../domain/readiness-report.ts';
 import { campaignsIn } from './campaigns.ts';
 import { readIssueStats } from './issue-projection.ts';
-import { enqueueCampaignEvent, type EventTarget } from './outbox.ts';
 import type { CampaignDatabase } from './schema.ts';
 
 /*
@@ -135,7 +135,7 @@ export async function recomputeReadiness(
       decision: next.seal.decision,
       occurredAt: toTimestamp(new Date()),
     });
-    await enqueueCampaignEvent(trx, events, event, campaign.org_id);
+    await enqueueDomainEvent(trx, events, event, campaign.org_id);
   }
   return { outcome: next.verdictChanged ? 'changed' : 'unchanged', verdict, report };
 }

@@ -1,8 +1,9 @@
+import type { EventTarget } from '@preflight/bus';
+import type { Gate, ReadinessLevel } from '@preflight/contract';
 import { sql, type Kysely } from '@preflight/db';
 import type { SignOffDecision } from '../domain/launch-policy.ts';
 import type { ReportEntryKind, SealState } from '../domain/readiness-report.ts';
 import { campaignsIn } from './campaigns.ts';
-import type { EventTarget } from './outbox.ts';
 import { recomputeReadiness, type Recompute } from './readiness.ts';
 import type { CampaignDatabase, ReportEntryRow, SignerRow } from './schema.ts';
 
@@ -127,8 +128,8 @@ export async function addEntry(
 
 export interface ReportView {
   version: number;
-  readinessLevel: string;
-  gate: string;
+  readinessLevel: ReadinessLevel;
+  gate: Gate;
   sealState: SealState;
   sealedVersion: number | null;
   requiredCount: number;

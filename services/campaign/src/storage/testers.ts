@@ -1,8 +1,8 @@
+import { enqueueDomainEvent, type EventTarget } from '@preflight/bus';
 import { sql, type Kysely } from '@preflight/db';
 import { createEvent, toTimestamp } from '@preflight/events';
 import { progressAfterCompletion } from '../domain/tester-progress.ts';
 import { campaignsIn } from './campaigns.ts';
-import { enqueueCampaignEvent, type EventTarget } from './outbox.ts';
 import type { CampaignDatabase, TaskRow, TesterRow } from './schema.ts';
 
 /*
@@ -138,7 +138,7 @@ export async function completeTask(
         issuesReported: Number(reported.n),
         occurredAt: toTimestamp(tester.completed_at ?? new Date()),
       });
-      await enqueueCampaignEvent(trx, events, event, campaign.org_id);
+      await enqueueDomainEvent(trx, events, event, campaign.org_id);
     }
 
     const tasks = await selectCompletions(trx).where('tester_task_completions.campaign_tester_id', '=', tester.id).execute();

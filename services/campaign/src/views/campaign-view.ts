@@ -1,4 +1,4 @@
-import type { CampaignStatus, PublicCampaign } from '@preflight/contract';
+import type { InternalCampaign, PublicCampaign } from '@preflight/contract';
 import type { CampaignRow } from '../storage/schema.ts';
 
 /** PublicCampaign (public-api-v1.md 2.2): every field present, the unknown ones null. */
@@ -16,16 +16,6 @@ export function toPublicCampaign(row: CampaignRow): PublicCampaign {
 }
 
 /** What other services learn about a campaign (the issue service's directory read-through). */
-export interface InternalCampaign {
-  id: string;
-  orgId: string;
-  name: string;
-  status: CampaignStatus;
-  siteId: string;
-  siteName: string;
-  createdAt: string;
-}
-
 export function toInternalCampaign(row: CampaignRow): InternalCampaign {
   return {
     id: row.id,
