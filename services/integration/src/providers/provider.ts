@@ -1,4 +1,4 @@
-import type { IssueStatus } from '@preflight/contract';
+import type { INTEGRATION_CHAT_KINDS, INTEGRATION_KINDS, INTEGRATION_TRACKER_KINDS, IssueStatus } from '@preflight/contract';
 import type { z } from 'zod';
 
 /**
@@ -8,12 +8,9 @@ import type { z } from 'zod';
  * a `ProviderError` the worker knows how to retry.
  */
 
-export const CHAT_KINDS = ['slack', 'teams'] as const;
-export const TRACKER_KINDS = ['github', 'jira', 'linear'] as const;
-export const CONNECTION_KINDS = [...CHAT_KINDS, ...TRACKER_KINDS] as const;
-export type ChatKind = (typeof CHAT_KINDS)[number];
-export type TrackerKind = (typeof TRACKER_KINDS)[number];
-export type ConnectionKind = (typeof CONNECTION_KINDS)[number];
+export type ChatKind = (typeof INTEGRATION_CHAT_KINDS)[number];
+export type TrackerKind = (typeof INTEGRATION_TRACKER_KINDS)[number];
+export type ConnectionKind = (typeof INTEGRATION_KINDS)[number];
 
 /** `fetch` with the webhook-target address rules: DNS checked and pinned, no redirects, a deadline. */
 export type SafeFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;

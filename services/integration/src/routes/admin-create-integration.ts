@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { adminOrgId, sendJson, validationFailed } from '@preflight/http';
+import { adminOrgId, validationFailed } from '@preflight/http';
 import { newSigningSecret, sealSecret } from '@preflight/secret-box';
-import { parseCreateRequest } from '../domain/connection-request.ts';
+import { route } from '@preflight/service-kit';
+import { checkCreateRequest } from '../domain/connection-request.ts';
 import { credentialsContext, inboundSecretContext } from '../domain/sealing.ts';
 import { isTrackerKind } from '../providers/index.ts';
 import { insertConnection } from '../storage/connections.ts';
-import { toConnection } from '../views/connection-view.ts';
+import { toCreatedConnection } from '../views/connection-view.ts';
 import { connectionUrlErrors } from './connection-urls.ts';
 import type { Registration } from './context.ts';
 
@@ -13,10 +14,10 @@ import type { Registration } from './context.ts';
  * POST /admin/v1/organizations/:orgId/integrations: a chat channel or a tracker. Credentials
  * are sealed and never answered; a tracker gets its inbound URL and secret, shown this once.
  */
-export const register: Registration = (app, ctx) => {
-  app.post('/admin/v1/organizations/:orgId/integrations', async (req, res) => {
+export const register: Registration = (app, ctx) =>
+  route(app, 'adminCreateIntegration', async (req, _res, io) => {
     const orgId = adminOrgId(req);
-    const body = parseCreateRequest(req.body);
+    const body = checkCreateRequest(io.body);
     const urlErrors = await connectionUrlErrors(ctx, body.kind, body);
     if (Object.keys(urlErrors).length > 0) throw validationFailed(urlErrors);
 
@@ -35,7 +36,5 @@ export const register: Registration = (app, ctx) => {
       minSeverity: body.minSeverity,
     });
     ctx.logger.info({ connectionId: id, orgId, kind: body.kind }, 'integration connected');
-    const view = toConnection(row, ctx.inboundUrl);
-    sendJson(req, res, 201, inboundSecret ? { ...view, inbound: { url: ctx.inboundUrl(id), secret: inboundSecret } } : view);
+    io.send(toCreatedConnection(row, inboundSecret ? { url: ctx.inboundUrl(id), secret: inboundSecret } : null));
   });
-};

@@ -1,6 +1,8 @@
-import { AppError, inOrgScope, notFound, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { AppError, inOrgScope, notFound, pathId, requireAdmin } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { IssueServiceUnavailable } from '../clients/issue-client.ts';
 import { linksOfIssue } from '../storage/links.ts';
+import { toIssueLink } from '../views/connection-view.ts';
 import type { Registration } from './context.ts';
 
 /** Whether the issue exists (in `orgScope`): the issue service knows, and whose it is. */
@@ -20,18 +22,12 @@ async function issueExists(ctx: Parameters<Registration>[1], issueId: string, or
  * organisation's connections only (an issue is only ever linked by its own organisation's), and
  * 404 for another organisation's issue.
  */
-export const register: Registration = (app, ctx) => {
-  app.get('/admin/v1/issues/:id/links', async (req, res) => {
+export const register: Registration = (app, ctx) =>
+  route(app, 'adminListIssueLinks', async (req, _res, io) => {
     const orgScope = requireAdmin(req);
     const issueId = pathId(req.params.id, 'issue');
     const rows = await linksOfIssue(ctx.db, issueId, orgScope);
     // No links: say 404 if there is no such issue at all, or not in scope (the issue service knows).
     if (rows.length === 0 && !(await issueExists(ctx, issueId, orgScope))) throw notFound('issue', issueId);
-    sendJson(
-      req,
-      res,
-      200,
-      rows.map((r) => ({ integrationId: r.connection_id, kind: r.kind, externalKey: r.external_key, url: r.url, syncedAt: r.synced_at.toISOString() })),
-    );
+    io.send(rows.map(toIssueLink));
   });
-};

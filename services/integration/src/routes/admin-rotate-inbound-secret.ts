@@ -1,5 +1,6 @@
-import { conflict, notFound, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { conflict, notFound, pathId, requireAdmin } from '@preflight/http';
 import { newSigningSecret, sealSecret } from '@preflight/secret-box';
+import { route } from '@preflight/service-kit';
 import { inboundSecretContext } from '../domain/sealing.ts';
 import { isTrackerKind } from '../providers/index.ts';
 import { findConnection, replaceInboundSecret } from '../storage/connections.ts';
@@ -10,8 +11,8 @@ import type { Registration } from './context.ts';
  * once (the 201 of the connection showed the first). The old one stops working at once: paste
  * the new one into the tracker's webhook settings right after.
  */
-export const register: Registration = (app, ctx) => {
-  app.post('/admin/v1/integrations/:id/inbound-secret', async (req, res) => {
+export const register: Registration = (app, ctx) =>
+  route(app, 'adminRotateInboundSecret', async (req, _res, io) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'integration');
     const row = await findConnection(ctx.db, id, orgScope);
@@ -20,6 +21,5 @@ export const register: Registration = (app, ctx) => {
     const secret = newSigningSecret();
     await replaceInboundSecret(ctx.db, id, sealSecret(ctx.keys, secret, inboundSecretContext(id)));
     ctx.logger.info({ connectionId: id }, 'integration inbound secret replaced');
-    sendJson(req, res, 200, { url: ctx.inboundUrl(id), secret });
+    io.send({ url: ctx.inboundUrl(id), secret });
   });
-};

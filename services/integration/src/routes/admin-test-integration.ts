@@ -1,5 +1,6 @@
-import { notFound, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { notFound, pathId, requireAdmin } from '@preflight/http';
 import { SecretUnavailableError } from '@preflight/secret-box';
+import { route } from '@preflight/service-kit';
 import { providerErrorIn } from '../outbound/safe-fetch.ts';
 import { isTrackerKind } from '../providers/index.ts';
 import type { TrackerKind } from '../providers/provider.ts';
@@ -13,8 +14,8 @@ import type { Registration } from './context.ts';
  * provider's refusal is the answer, not an error of this API. The result updates the
  * connection's health (a refused credential is `needs-attention`, a success clears it).
  */
-export const register: Registration = (app, ctx) => {
-  app.post('/admin/v1/integrations/:id/test', async (req, res) => {
+export const register: Registration = (app, ctx) =>
+  route(app, 'adminTestIntegration', async (req, _res, io) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'integration');
     const row = await findConnection(ctx.db, id, orgScope);
@@ -23,9 +24,8 @@ export const register: Registration = (app, ctx) => {
     await recordActivity(ctx.db, { connectionId: id, direction: 'out', issueId: null, action: 'test', outcome: answer.ok ? 'succeeded' : 'failed', statusCode: answer.statusCode, error: answer.ok ? null : answer.detail });
     if (answer.ok) await recordConnectionHealth(ctx.db, id, { status: 'active', error: null });
     else if (answer.credentials) await recordConnectionHealth(ctx.db, id, { status: 'needs-attention', error: answer.detail });
-    sendJson(req, res, 200, { ok: answer.ok, statusCode: answer.statusCode, detail: answer.detail });
+    io.send({ ok: answer.ok, statusCode: answer.statusCode, detail: answer.detail });
   });
-};
 
 type TestAnswer = { ok: boolean; statusCode: number | null; detail: string; credentials?: boolean };
 

@@ -1,6 +1,7 @@
-import { notFound, pathId, requireAdmin, sendJson, validationFailed } from '@preflight/http';
+import { notFound, pathId, requireAdmin, validationFailed } from '@preflight/http';
 import { openSecret, sealSecret } from '@preflight/secret-box';
-import { parseUpdateRequest } from '../domain/connection-request.ts';
+import { route } from '@preflight/service-kit';
+import { checkUpdateRequest } from '../domain/connection-request.ts';
 import { credentialsContext } from '../domain/sealing.ts';
 import { credentialsOf, findConnection, updateConnection } from '../storage/connections.ts';
 import { toConnection } from '../views/connection-view.ts';
@@ -11,13 +12,13 @@ import type { Registration } from './context.ts';
  * PATCH /admin/v1/integrations/:id: any of the settings. New credentials (always the whole
  * object) clear `needs-attention`, reset the connection's breaker and wake its waiting jobs.
  */
-export const register: Registration = (app, ctx) => {
-  app.patch('/admin/v1/integrations/:id', async (req, res) => {
+export const register: Registration = (app, ctx) =>
+  route(app, 'adminUpdateIntegration', async (req, _res, io) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'integration');
     const row = await findConnection(ctx.db, id, orgScope);
     if (!row) throw notFound('integration', id);
-    const change = parseUpdateRequest(row.kind, req.body);
+    const change = checkUpdateRequest(row.kind, io.body);
     if (change.config || change.credentials) {
       const credentials = change.credentials ?? (JSON.parse(openSecret(ctx.keys, credentialsOf(row), credentialsContext(id))) as Record<string, unknown>);
       const urlErrors = await connectionUrlErrors(ctx, row.kind, { config: change.config ?? row.config, credentials });
@@ -34,6 +35,5 @@ export const register: Registration = (app, ctx) => {
       ctx.worker.kick();
     }
     ctx.logger.info({ connectionId: id, fields: Object.keys(change) }, 'integration updated');
-    sendJson(req, res, 200, toConnection(updated, ctx.inboundUrl));
+    io.send(toConnection(updated, ctx.inboundUrl));
   });
-};

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import express from 'express';
+import express, { type Request, type Response } from 'express';
+import type { TrackerHookAnswer } from '@preflight/contract';
 import { AppError, isUuid, sendJson, TRACKER_HOOK_BODY_LIMIT } from '@preflight/http';
 import { openSecret, SecretUnavailableError } from '@preflight/secret-box';
+import { route } from '@preflight/service-kit';
 import { credentialsContext, inboundSecretContext } from '../domain/sealing.ts';
 import { TRACKER_PROVIDERS, isTrackerKind } from '../providers/index.ts';
 import { recordActivity } from '../storage/activity.ts';
@@ -10,7 +12,6 @@ import { enqueueJobs } from '../storage/jobs.ts';
 import { findLinkByExternalId } from '../storage/links.ts';
 import type { InboundPayload } from '../worker/payloads.ts';
 import type { Registration } from './context.ts';
-
 
 const unauthorized = () => new AppError('unauthorized', 'The request is not signed with this connection’s inbound secret.');
 
@@ -40,6 +41,13 @@ function hookSecretOf(ctx: Parameters<Registration>[1], connection: ConnectionRo
   }
 }
 
+const readRaw = express.raw({ type: () => true, limit: TRACKER_HOOK_BODY_LIMIT });
+
+/** The body's bytes, which the signature covers; read in the handler, since route() registers the handler alone. */
+function rawBodyOf(req: Request, res: Response): Promise<Buffer> {
+  return new Promise((resolve, reject) => readRaw(req, res, (err?: unknown) => (err ? reject(err) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)))));
+}
+
 /** GitHub may post `application/x-www-form-urlencoded` with the JSON in `payload`. */
 function parseBody(contentType: string | undefined, raw: Buffer): unknown {
   const text = raw.toString('utf8');
@@ -55,10 +63,12 @@ function parseBody(contentType: string | undefined, raw: Buffer): unknown {
  * the issue service (`accepted`); an echo of a change this service made, or anything else, is
  * `ignored`. Both are 200.
  */
-export const register: Registration = (app, ctx) => {
-  app.post('/integrations/v1/hooks/:connectionId', express.raw({ type: () => true, limit: TRACKER_HOOK_BODY_LIMIT }), async (req, res) => {
+export const register: Registration = (app, ctx) =>
+  route(app, 'trackerHook', async (req, res) => {
+    // Typed by the contract's TrackerHookAnswer; io.send once manifest/admin.ts gives trackerHook that response.
+    const answer = (status: TrackerHookAnswer['status']) => sendJson(req, res, 200, { status });
+    const raw = await rawBodyOf(req, res);
     const id = String(req.params.connectionId);
-    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const connection = isUuid(id) ? await findConnection(ctx.db, id.toLowerCase()) : undefined;
     if (!connection || !isTrackerKind(connection.kind)) throw unauthorized();
     const secret = hookSecretOf(ctx, connection);
@@ -76,26 +86,25 @@ export const register: Registration = (app, ctx) => {
       throw new AppError('bad_request', 'The signed body is not JSON.');
     }
     const change = provider.hooks.parse(req.headers, body, connection.config);
-    if (!change) return sendJson(req, res, 200, { status: 'ignored' });
+    if (!change) return answer('ignored');
 
     const base = { connectionId: connection.id, direction: 'in' as const, action: 'status-change', externalKey: change.externalKey };
     const link = await findLinkByExternalId(ctx.db, connection.id, change.externalId);
     if (!link) {
       await recordActivity(ctx.db, { ...base, issueId: null, outcome: 'skipped', error: 'no Preflight issue is linked to it' });
-      return sendJson(req, res, 200, { status: 'ignored' });
+      return answer('ignored');
     }
     if (connection.paused) {
       await recordActivity(ctx.db, { ...base, issueId: link.issue_id, outcome: 'skipped', error: 'the connection is paused' });
-      return sendJson(req, res, 200, { status: 'ignored' });
+      return answer('ignored');
     }
     if (link.state === change.state) {
       await recordActivity(ctx.db, { ...base, issueId: link.issue_id, outcome: 'skipped', error: `echo: the tracker issue is already ${change.state}, as last synced` });
-      return sendJson(req, res, 200, { status: 'ignored' });
+      return answer('ignored');
     }
     const payload: InboundPayload = { issueId: link.issue_id, externalId: change.externalId, externalKey: change.externalKey, state: change.state, change: change.change };
     await enqueueJobs(ctx.db, [{ connectionId: connection.id, issueId: link.issue_id, action: 'apply-inbound', dedupeKey: deliveryKey(req.headers, raw), payload: payload as unknown as Record<string, unknown> }]);
     ctx.worker.kick();
     // 200, not 202: Linear counts anything but 200 as a failed delivery.
-    sendJson(req, res, 200, { status: 'accepted' });
+    answer('accepted');
   });
-};

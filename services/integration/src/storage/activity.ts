@@ -1,11 +1,9 @@
 import { sql, type Kysely, type Selectable } from '@preflight/db';
 import type { Statement } from './statement.ts';
-import type { ActivityTable, IntegrationDatabase } from './schema.ts';
+import type { ActivityOutcome, ActivityTable, IntegrationDatabase } from './schema.ts';
 
 export type ActivityRow = Selectable<ActivityTable>;
 
-/** What happened to one call or hook: `succeeded`, `skipped`, `retrying`, `failed`. */
-export type ActivityOutcome = 'succeeded' | 'skipped' | 'retrying' | 'failed';
 
 export interface ActivityEntry {
   connectionId: string;

@@ -1,3 +1,4 @@
+import type { EmittedEventType, IssueSeverity } from '@preflight/contract';
 import { sql, type Kysely, type Selectable, type Transaction } from '@preflight/db';
 import type { SealedSecret } from '@preflight/secret-box';
 import type { Statement } from './statement.ts';
@@ -15,8 +16,8 @@ export interface NewConnection {
   credentials: SealedSecret;
   inbound: SealedSecret | null;
   campaignIds: string[] | null;
-  events: string[];
-  minSeverity: string | null;
+  events: EmittedEventType[];
+  minSeverity: IssueSeverity | null;
 }
 
 export interface ConnectionChange {
@@ -24,8 +25,8 @@ export interface ConnectionChange {
   config?: Record<string, unknown>;
   credentials?: SealedSecret;
   campaignIds?: string[] | null;
-  events?: string[];
-  minSeverity?: string | null;
+  events?: EmittedEventType[];
+  minSeverity?: IssueSeverity | null;
   paused?: boolean;
 }
 

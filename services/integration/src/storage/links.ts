@@ -1,8 +1,11 @@
 import { sql, type Kysely, type Selectable } from '@preflight/db';
-import type { ExternalIssue } from '../providers/provider.ts';
+import type { ConnectionKind, ExternalIssue } from '../providers/provider.ts';
 import type { IntegrationDatabase, LinksTable } from './schema.ts';
 
 export type LinkRow = Selectable<LinksTable>;
+
+/** A link with the kind of its connection (linksOfIssue). */
+export type IssueLinkRow = Pick<LinkRow, 'connection_id' | 'external_key' | 'url' | 'synced_at'> & { kind: ConnectionKind };
 
 export const externalIssueOf = (row: LinkRow): ExternalIssue => ({ externalId: row.external_id, externalKey: row.external_key, url: row.url, state: row.state });
 
@@ -33,7 +36,7 @@ export async function setLinkState(db: Kysely<IntegrationDatabase>, connectionId
  * Every tracker issue a Preflight issue is linked to, through connections that still exist (of
  * `orgScope`, a console member's organisation, when set).
  */
-export async function linksOfIssue(db: Kysely<IntegrationDatabase>, issueId: string, orgScope?: string) {
+export async function linksOfIssue(db: Kysely<IntegrationDatabase>, issueId: string, orgScope?: string): Promise<IssueLinkRow[]> {
   return db
     .selectFrom('links')
     .innerJoin('connections', 'connections.id', 'links.connection_id')

@@ -1,3 +1,4 @@
+import type { EmittedEventType, INTEGRATION_OUTCOMES, INTEGRATION_STATUSES, IssueSeverity } from '@preflight/contract';
 import type { ColumnType, Generated } from '@preflight/db';
 import type { ConnectionKind } from '../providers/provider.ts';
 
@@ -5,7 +6,9 @@ import type { ConnectionKind } from '../providers/provider.ts';
 type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Defaulted<T> = ColumnType<T, T | undefined, T>;
 
-export type ConnectionStatus = 'active' | 'failing' | 'needs-attention';
+export type ConnectionStatus = (typeof INTEGRATION_STATUSES)[number];
+/** What happened to one call or hook: `succeeded`, `skipped`, `retrying`, `failed`. */
+export type ActivityOutcome = (typeof INTEGRATION_OUTCOMES)[number];
 export type JobAction = 'announce' | 'create' | 'sync-status' | 'apply-inbound';
 export type JobState = 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
 
@@ -24,8 +27,8 @@ export interface ConnectionsTable {
   inbound_ciphertext: Buffer | null;
   inbound_tag: Buffer | null;
   campaign_ids: string[] | null;
-  events: string[];
-  min_severity: string | null;
+  events: EmittedEventType[];
+  min_severity: IssueSeverity | null;
   paused: Defaulted<boolean>;
   status: Defaulted<ConnectionStatus>;
   last_error: Defaulted<string | null>;
@@ -68,7 +71,7 @@ export interface ActivityTable {
   direction: 'out' | 'in';
   issue_id: string | null;
   action: string;
-  outcome: string;
+  outcome: ActivityOutcome;
   status_code: number | null;
   error: string | null;
   external_key: string | null;

@@ -1,9 +1,11 @@
+import type { ResponseOf } from '@preflight/contract';
 import type { ConnectionRow } from '../storage/connections.ts';
 import type { ActivityRow } from '../storage/activity.ts';
+import type { IssueLinkRow } from '../storage/links.ts';
 import { isTrackerKind } from '../providers/index.ts';
 
-/** A connection as the admin API shows it (admin-api-v1.md, "Integrations"): never its credentials. */
-export function toConnection(row: ConnectionRow, inboundUrl: (id: string) => string) {
+/** A connection's settings and health as the admin API shows them (admin-api-v1.md, "Integrations"): never its credentials. */
+function settingsOf(row: ConnectionRow) {
   return {
     id: row.id,
     kind: row.kind,
@@ -17,12 +19,20 @@ export function toConnection(row: ConnectionRow, inboundUrl: (id: string) => str
     lastError: row.last_error,
     lastSuccessAt: row.last_success_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
-    // Trackers: where to point their webhook (the secret is shown once, at creation).
-    ...(isTrackerKind(row.kind) ? { inbound: { url: inboundUrl(row.id) } } : {}),
   };
 }
 
-export function toActivity(row: ActivityRow) {
+/** Trackers also say where to point their webhook (the secret is shown once, at creation). */
+export function toConnection(row: ConnectionRow, inboundUrl: (id: string) => string): ResponseOf<'adminUpdateIntegration'> {
+  return { ...settingsOf(row), ...(isTrackerKind(row.kind) ? { inbound: { url: inboundUrl(row.id) } } : {}) };
+}
+
+/** A new connection: a tracker's inbound secret, shown this once. */
+export function toCreatedConnection(row: ConnectionRow, inbound: { url: string; secret: string } | null): ResponseOf<'adminCreateIntegration'> {
+  return { ...settingsOf(row), ...(inbound ? { inbound } : {}) };
+}
+
+export function toActivity(row: ActivityRow): ResponseOf<'adminListIntegrationActivity'>[number] {
   return {
     at: row.at.toISOString(),
     direction: row.direction,
@@ -33,4 +43,8 @@ export function toActivity(row: ActivityRow) {
     error: row.error,
     externalKey: row.external_key,
   };
+}
+
+export function toIssueLink(row: IssueLinkRow): ResponseOf<'adminListIssueLinks'>[number] {
+  return { integrationId: row.connection_id, kind: row.kind, externalKey: row.external_key, url: row.url, syncedAt: row.synced_at.toISOString() };
 }
