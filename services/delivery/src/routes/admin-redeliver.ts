@@ -1,4 +1,5 @@
-import { conflict, notFound, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { conflict, notFound, pathId, requireAdmin } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { newDeliveryId } from '../domain/ids.ts';
 import { insertOperatorDeliveries, loggedAttempt } from '../storage/operator-deliveries.ts';
 import type { Registration } from './context.ts';
@@ -11,8 +12,8 @@ import { operatorEndpoint, requireOwnEndpoint } from './webhook-lookup.ts';
  * delivery's first attempt. 404 for an attempt this endpoint's log does not hold, 409 while
  * the endpoint is disabled.
  */
-export const register: Registration = (app, ctx) => {
-  app.post('/admin/v1/webhooks/:id/deliveries/:deliveryId/redeliver', async (req, res) => {
+export const register: Registration = (app, ctx) =>
+  route(app, 'adminRedeliver', async (req, _res, io) => {
     const orgScope = requireAdmin(req);
     const endpointId = pathId(req.params.id, 'webhook');
     const attemptId = pathId(req.params.deliveryId, 'delivery');
@@ -28,6 +29,5 @@ export const register: Registration = (app, ctx) => {
       channel: ctx.channel,
     });
     ctx.logger.info({ endpointId, eventId: logged.event_id, deliveryId: id }, 'redelivery queued');
-    sendJson(req, res, 202, { eventId: logged.event_id, deliveryId: id });
+    io.send({ eventId: logged.event_id, deliveryId: id });
   });
-};

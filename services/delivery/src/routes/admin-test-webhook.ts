@@ -1,15 +1,10 @@
-import { z } from 'zod';
-import { EMITTED_EVENT_TYPES } from '@preflight/contract';
 import { sampleEnvelope } from '@preflight/events';
-import { parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { pathId, requireAdmin } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { newDeliveryId, newTestEventId } from '../domain/ids.ts';
 import { insertOperatorDeliveries } from '../storage/operator-deliveries.ts';
 import type { Registration } from './context.ts';
 import { operatorEndpoint } from './webhook-lookup.ts';
-
-const TestSendSchema = z.object({
-  eventType: z.enum(EMITTED_EVENT_TYPES, { error: `eventType must be an emitted event: ${EMITTED_EVENT_TYPES.join(', ')}.` }),
-});
 
 /**
  * POST /admin/v1/webhooks/:id/test `{eventType}`: the event's sample envelope (as
@@ -17,11 +12,11 @@ const TestSendSchema = z.object({
  * real pipeline (signed, logged, retried). Allowed on a disabled endpoint, whatever its
  * filter; its outcome never counts towards disabling. 202 `{eventId, deliveryId}`.
  */
-export const register: Registration = (app, ctx) => {
-  app.post('/admin/v1/webhooks/:id/test', async (req, res) => {
+export const register: Registration = (app, ctx) =>
+  route(app, 'adminTestWebhook', async (req, _res, io) => {
     const orgScope = requireAdmin(req);
     const endpointId = pathId(req.params.id, 'webhook');
-    const { eventType } = parseBody(TestSendSchema, req.body);
+    const { eventType } = io.body;
     const endpoint = await operatorEndpoint(ctx, endpointId, false, orgScope);
     const eventId = newTestEventId();
     const envelope = { ...sampleEnvelope(eventType)!, id: eventId, occurredAt: new Date().toISOString() };
@@ -32,6 +27,5 @@ export const register: Registration = (app, ctx) => {
       channel: ctx.channel,
     });
     ctx.logger.info({ endpointId, eventType, deliveryId: id }, 'test send queued');
-    sendJson(req, res, 202, { eventId, deliveryId: id });
+    io.send({ eventId, deliveryId: id });
   });
-};

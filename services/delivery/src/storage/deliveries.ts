@@ -293,6 +293,9 @@ export async function reportOutcomes(db: Kysely<DeliveryDatabase>, limit: number
   });
 }
 
+/** One attempt of the delivery log. */
+export type LoggedAttempt = Awaited<ReturnType<typeof listAttempts>>[number];
+
 /** The delivery log of one endpoint: attempts, newest first. */
 export async function listAttempts(db: Kysely<DeliveryDatabase>, endpointId: string, limit: number) {
   return db

@@ -1,16 +1,7 @@
+import type { EndpointStats } from '@preflight/contract';
 import { sql, type Kysely } from '@preflight/db';
 import { BREAKER_OPEN_ERROR, NOT_STARTED_PREFIX } from '../domain/unsent.ts';
 import type { DeliveryDatabase } from './schema.ts';
-
-/** An endpoint's health as the settings page shows it (admin-api-v1.md, `stats`). */
-export interface EndpointStats {
-  attempts24h: number;
-  succeeded24h: number;
-  p50Ms: number | null;
-  p99Ms: number | null;
-  lastSuccessAt: string | null;
-  lastFailureAt: string | null;
-}
 
 /**
  * Attempts (cancelled ones are none) and successes of the last 24 hours, response times of the

@@ -1,3 +1,4 @@
+import type { ATTEMPT_OUTCOMES, DELIVERY_TRIGGERS } from '@preflight/contract';
 import type { ColumnType } from '@preflight/db';
 
 /** Table types of the delivery schema (migrations/). `inbox` belongs to @preflight/bus. */
@@ -5,10 +6,9 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 
 export type DeliveryStatus = 'pending' | 'parked' | 'delivered' | 'failed' | 'cancelled';
-export type AttemptOutcome = 'delivered' | 'failed' | 'refused' | 'cancelled';
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 /** What made a delivery (admin-api-v1.md: the log's `trigger`). */
-export type DeliveryTrigger = 'event' | 'redeliver' | 'recover' | 'test';
-export const DELIVERY_TRIGGERS: readonly DeliveryTrigger[] = ['event', 'redeliver', 'recover', 'test'];
+export type DeliveryTrigger = (typeof DELIVERY_TRIGGERS)[number];
 
 export interface DeliveriesTable {
   id: string;

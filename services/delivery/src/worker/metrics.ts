@@ -1,7 +1,8 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { DELIVERY_TRIGGERS } from '@preflight/contract';
 import type { Kysely } from '@preflight/db';
 import { backlog } from '../storage/deliveries.ts';
-import { DELIVERY_TRIGGERS, type DeliveryDatabase } from '../storage/schema.ts';
+import type { DeliveryDatabase } from '../storage/schema.ts';
 
 /** A delivery due this long ago and not attempted yet counts as late. */
 export const LATE_AFTER_MS = 5_000;
