@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { createDatabase, migrateToLatest, sql, type Kysely } from '@preflight/db';
+import { createLogger } from '@preflight/log';
+import { TEST_DATABASE_URL, dropSchemas, isolatedName } from '@preflight/testing';
+import { migrations } from '../src/migrations/index.ts';
+import { claimDue, type ClaimedDelivery } from '../src/storage/deliveries.ts';
+import type { DeliveryDatabase, DeliveryTrigger } from '../src/storage/schema.ts';
+
+/**
+ * For unit tests of the worker's parts: a migrated schema of their own (no service, no
+ * NATS), deliveries stored as the fan-out or an operator would leave them, and leases taken
+ * as a claim takes them.
+ */
+
+export const silentLogger = createLogger('delivery-worker-test', { level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+
+export interface WorkerDatabase {
+  db: Kysely<DeliveryDatabase>;
+  schema: string;
+  close(): Promise<void>;
+}
+
+export async function workerDatabase(): Promise<WorkerDatabase> {
+  const schema = isolatedName('delivery_worker');
+  const database = createDatabase<DeliveryDatabase>({ url: TEST_DATABASE_URL, schema, poolMax: 4, applicationName: 'delivery-worker-test' });
+  await migrateToLatest(database.db as Kysely<unknown>, schema, migrations, silentLogger);
+  return {
+    db: database.db,
+    schema,
+    async close() {
+      await database.close();
+      await dropSchemas([schema]);
+    },
+  };
+}
+
+export interface StoredDelivery {
+  id: string;
+  eventId: string;
+  body: string;
+}
+
+/** A pending delivery due in `dueInMs` (now by default) with its envelope. */
+export async function storeDelivery(
+  db: Kysely<DeliveryDatabase>,
+  d: { endpointId: string; orgId?: string; url: string; trigger?: DeliveryTrigger; eventType?: string; dueInMs?: number },
+): Promise<StoredDelivery> {
+  const id = randomUUID();
+  const eventId = randomUUID();
+  const eventType = d.eventType ?? 'IssueCreated';
+  const body = JSON.stringify({ id: eventId, eventType, occurredAt: new Date().toISOString(), data: {} });
+  await db.insertInto('delivery_envelopes').values({ event_id: eventId, event_type: eventType, body }).execute();
+  await db
+    .insertInto('deliveries')
+    .values({
+      id,
+      event_id: eventId,
+      event_type: eventType,
+      endpoint_id: d.endpointId,
+      org_id: d.orgId ?? randomUUID(),
+      url: d.url,
+      trigger: d.trigger ?? 'event',
+      next_attempt_at: sql<Date>`now() + ${d.dueInMs ?? 0} * interval '1 millisecond'`,
+    })
+    .execute();
+  return { id, eventId, body };
+}
+
+/** Leases every due delivery, as a claim does, under a fresh token. */
+export async function leaseDue(db: Kysely<DeliveryDatabase>): Promise<{ rows: ClaimedDelivery[]; token: string }> {
+  const token = randomUUID();
+  const { rows } = await claimDue(db, { limit: 100, excludeEndpoints: [], room: new Map(), defaultRoom: 100, leaseMs: 60_000, token });
+  return { rows, token };
+}
+
+/** The stored row of a delivery (undefined once deleted: nothing left to do for it). */
+export const deliveryRow = (db: Kysely<DeliveryDatabase>, id: string) => db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+
+/** The logged attempts of a delivery, in order. */
+export const attemptsOf = (db: Kysely<DeliveryDatabase>, deliveryId: string) =>
+  db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').execute();
