@@ -4,9 +4,9 @@ import type { Endpoint, WebhookClient } from './webhook-client.ts';
  * The webhook service's answer to "which enabled endpoints of this organisation receive this
  * event type" (with secrets), kept for at most `ttlMs` per (organisation, event type).
  *
- * Asking once per event and once per attempt cost an HTTP call, a query and the decryption of
- * every one of the organisation's secrets in the webhook service each time: at 1,000
- * deliveries/s that was most of both services' CPU. Within the TTL the answer may be stale, so
+ * Asking once per event and once per attempt would cost, each time, an HTTP call, a query and
+ * the decryption of every one of the organisation's secrets in the webhook service: work on
+ * both services that grows with every delivery. Within the TTL the answer may be stale, so
  * a deleted, disabled or unsubscribed endpoint, a new endpoint or a changed filter takes
  * effect within `ttlMs` (README, "Endpoint cache"). To keep that window from costing a retry:
  * whoever learns that an endpoint changed (an outcome that disabled it, the webhook service's
@@ -73,8 +73,8 @@ export class EndpointDirectory {
   /**
    * `endpoint` without a promise when the answer is at hand (cached within the TTL and
    * arrived): `{ endpoint }`, its endpoint undefined as in `endpoint`; undefined when the
-   * answer would have to be waited for. Every attempt looks its endpoint up, and at
-   * saturation the promise and the search were a measurable share of the attempt's CPU.
+   * answer would have to be waited for. Every attempt looks its endpoint up: on that path
+   * neither a promise nor a search of the list is wanted.
    */
   cachedEndpoint(orgId: string, eventType: string, endpointId: string): { endpoint: Endpoint | undefined } | undefined {
     if (this.ttlMs <= 0) return undefined;

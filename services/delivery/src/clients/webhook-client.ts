@@ -119,9 +119,8 @@ export function createWebhookClient(baseUrl: string, tokens: Pick<ServiceTokens,
     },
     async reportOutcomes(all) {
       if (all.length === 0) return [];
-      // Folded first: a fan-out batch of 32 events to 10 endpoints carries 320 outcomes, mostly
-      // successes; checked before folding, the limit turned such a batch into a failed report
-      // (its outcomes stored and left to the outcome reporter).
+      // Folded before they are split into calls: a fan-out batch carries many outcomes, mostly
+      // successes, and the fewer calls the fewer that can fail and leave outcomes to the reporter.
       const { outcomes, sentAs } = foldSuccesses(all);
       const states: Array<EndpointState | undefined> = [];
       for (let i = 0; i < outcomes.length; i += OUTCOMES_PER_CALL) states.push(...(await reportFolded(outcomes.slice(i, i + OUTCOMES_PER_CALL))));

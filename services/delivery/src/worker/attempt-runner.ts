@@ -82,8 +82,8 @@ export const RECORD_BATCH = 200;
 /**
  * How long finished attempts gather before they are recorded (and their outcomes reported).
  * The receiver has its delivery already; only the log, the slot in `workers` and the lease
- * wait. Without it, a steady flow was recorded in batches of a few, each costing a statement
- * and an outcome call to the webhook service.
+ * wait, and a steady flow is then recorded in batches large enough to share a statement and
+ * an outcome call to the webhook service.
  */
 const RECORD_LINGER_MS = 5;
 /** The result of an attempt whose endpoint went away: no request. */
@@ -245,9 +245,8 @@ export function attemptRunner(opts: AttemptRunnerOptions): AttemptRunner {
     }
     // A failing endpoint is the one most likely to have been disabled or deleted meanwhile (5
     // failures disable it): the organisation's answers are fetched again in the background, so
-    // its retry, due sooner than the cache expires, sees the change. Dropping them made every
-    // healthy endpoint of the organisation wait for that call (a hanging neighbour's timeouts
-    // then showed in their latency).
+    // its retry, due sooner than the cache expires, sees the change, while the organisation's
+    // healthy endpoints keep the answers they have and never wait for that call.
     if (outcome !== 'delivered' && result.error !== BREAKER_OPEN_ERROR) opts.endpoints.refresh(row.org_id);
     await finish(w, { attemptId, number, attemptedAt, durationMs: Math.round(performance.now() - started), result, outcome });
   }
