@@ -1,7 +1,7 @@
 import { h, type ComponentType } from 'preact';
 import { render } from 'preact-render-to-string';
 import { describe, expect, it } from 'vitest';
-import type { AdminIssue, AdminWebhook, IssuePage as IssuePageData, PublicCampaign, ReadinessReport, TesterProgress } from '../src/gateway-client/api-types.ts';
+import type { AdminIssue, AdminWebhook, CreatedApiKey, IssuePage as IssuePageData, PublicCampaign, ReadinessReport, TesterProgress } from '../src/gateway-client/api-types.ts';
 import { CampaignPage } from '../src/pages/campaigns/campaign-view.tsx';
 import { CampaignsPage } from '../src/pages/campaigns/list-view.tsx';
 import { readinessFingerprint } from '../src/pages/campaigns/report-view.tsx';
@@ -131,7 +131,8 @@ describe('page components', () => {
   });
 
   it('show a new key once, with a copy button wired by an external script', () => {
-    const out = html(ApiKeysPage, { keys: [], csrf, created: { id: ID, name: 'CI', scopes: ['read'], key: 'svc_test_abc', createdAt: NOW } });
+    const created: CreatedApiKey = { id: ID, name: 'CI', scopes: ['read'], key: 'svc_test_abc', createdAt: NOW };
+    const out = html(ApiKeysPage, { keys: [], csrf, created });
     expect(out).toContain('<code id="new-key">svc_test_abc</code>');
     expect(out).toContain('data-copy="new-key"');
     expect(out).toContain('<script src="/console/static/console.js" defer></script>');

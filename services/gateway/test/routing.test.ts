@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Endpoint, EndpointAccess, EndpointId, ServiceName } from '@preflight/contract';
+import { HOOK_ENDPOINTS, PUBLIC_ENDPOINTS, type Endpoint, type EndpointAccess, type EndpointId, type ServiceName } from '@preflight/contract';
+import { TRACKER_HOOK_BODY_LIMIT } from '@preflight/http';
 import { ROUTES } from '../src/routes/index.ts';
 import { routesFromManifest, type ForwardOptions } from '../src/routing/from-manifest.ts';
 import type { LocalEndpoint } from '../src/routing/route.ts';
@@ -48,44 +49,24 @@ describe('route matching', () => {
     }
   });
 
-  it('routes the integration service as admin-api-v1.md lists it', () => {
-    const table = ROUTES.filter((r) => 'upstream' in r && r.upstream === 'integration').map((r) => [r.method, r.pattern, r.auth]);
-    expect(table).toEqual([
-      ['POST', '/admin/v1/organizations/:orgId/integrations', 'admin'],
-      ['GET', '/admin/v1/organizations/:orgId/integrations', 'admin'],
-      ['PATCH', '/admin/v1/integrations/:id', 'admin'],
-      ['DELETE', '/admin/v1/integrations/:id', 'admin'],
-      ['POST', '/admin/v1/integrations/:id/test', 'admin'],
-      ['GET', '/admin/v1/integrations/:id/activity', 'admin'],
-      ['POST', '/admin/v1/integrations/:id/inbound-secret', 'admin'],
-      ['POST', '/admin/v1/integrations/:id/retry', 'admin'],
-      ['GET', '/admin/v1/issues/:id/links', 'admin'],
-      ['POST', '/integrations/v1/hooks/:connectionId', 'none'],
-    ]);
-    const hook = ROUTES.find((r) => r.pattern === '/integrations/v1/hooks/:connectionId')!;
-    expect(hook).toMatchObject({ auth: 'none', limitBy: 'connectionId' });
-    expect('forwardHeaders' in hook && hook.forwardHeaders).toEqual(expect.arrayContaining(['x-hub-signature-256', 'x-hub-signature', 'linear-signature']));
+  it('routes each public entry with its access: the gateway\'s own answered here, the others forwarded to their owner', () => {
+    const row = (method: string, path: string, access: string, owner: string) => [method, path, access, owner];
+    const table = ROUTES.filter((r) => r.pattern.startsWith('/api/v1/')).map((r) =>
+      row(r.method, r.pattern, r.auth === 'api-key' ? r.scope : r.auth, 'upstream' in r ? r.upstream : 'gateway'),
+    );
+    const manifest = Object.values(PUBLIC_ENDPOINTS).map((e) => row(e.method, e.path, e.auth === 'api-key' ? e.scope : e.auth, e.owner));
+    expect(table).toEqual(manifest);
   });
 
-  it('routes the public API as public-api-v1.md lists it', () => {
-    const table = ROUTES.filter((r) => r.auth === 'api-key').map((r) => [r.method, r.pattern, r.auth === 'api-key' ? r.scope : '', 'upstream' in r ? r.upstream : 'gateway']);
-    expect(table).toEqual([
-      ['GET', '/api/v1/me', 'any', 'gateway'],
-      ['GET', '/api/v1/campaigns', 'read', 'campaign'],
-      ['GET', '/api/v1/campaigns/:id/issues', 'read', 'issue'],
-      ['POST', '/api/v1/campaigns/:id/issues', 'write', 'issue'],
-      ['GET', '/api/v1/issues/:id', 'read', 'issue'],
-      ['GET', '/api/v1/events', 'read', 'webhook'],
-      ['GET', '/api/v1/events/:eventKey/sample', 'read', 'webhook'],
-      ['GET', '/api/v1/webhooks', 'webhooks', 'webhook'],
-      ['POST', '/api/v1/webhooks', 'webhooks', 'webhook'],
-      ['DELETE', '/api/v1/webhooks/:id', 'webhooks', 'webhook'],
-    ]);
+  it('forwards the trackers\' hooks unauthenticated, limited per connection, with their signature headers and a larger body', () => {
+    const hook = ROUTES.find((r) => r.pattern === HOOK_ENDPOINTS.trackerHook.path)!;
+    expect(hook).toMatchObject({ method: 'POST', auth: 'none', limitBy: 'connectionId', upstream: 'integration', bodyLimitBytes: TRACKER_HOOK_BODY_LIMIT });
+    expect('forwardHeaders' in hook && hook.forwardHeaders).toEqual(expect.arrayContaining(['x-hub-signature-256', 'x-hub-signature', 'linear-signature']));
   });
 });
 
 describe('routes from the manifest', () => {
-  const handler = { handle: async () => undefined };
+  const handler: LocalEndpoint = { id: 'getMe', handle: async () => undefined };
   const entry = (id: string, owner: ServiceName, access: EndpointAccess = { auth: 'admin' }): Endpoint & { id: EndpointId } => ({ id: id as EndpointId, method: 'GET', path: `/api/v1/${id}`, owner, ...access });
   // Only the handlers a test's entries need; the type asks for every gateway endpoint's.
   const handlers = (h: Record<string, LocalEndpoint>) => h as Parameters<typeof routesFromManifest>[0];

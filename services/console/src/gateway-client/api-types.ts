@@ -1,10 +1,10 @@
-import type { CreateWebhookResponse, EndpointStats, IssueSeverity, IssueStatus, PublicIssue, PublicWebhook } from '@preflight/contract';
+import type { CreateWebhookResponse, EndpointStats, IssueSeverity, IssueStatus, PublicIssue, PublicWebhook, RequestOf, ResponseOf } from '@preflight/contract';
 import type { MemberRole } from '@preflight/http';
 
 /**
- * The admin API's answers the console reads (admin-api-v1.md), where libs/contract has no shape
- * for them: the owning services declare those in their route files, which the console may not
- * import. Only the fields the pages show are relied on.
+ * The admin API's requests and answers as the console's pages use them (admin-api-v1.md): named
+ * from the route manifest (libs/contract `ResponseOf` / `RequestOf`) where it declares them, by
+ * hand where it does not yet.
  */
 
 export type { PublicCampaign, PublicIssue, PublicIssueSummary, IssuePage, PublicWebhook, CreateWebhookResponse, EndpointStats } from '@preflight/contract';
@@ -97,24 +97,9 @@ export interface IssueLink {
   syncedAt: string | null;
 }
 
-export interface ApiKey {
-  id: string;
-  name: string;
-  scopes: string[];
-  prefix: string;
-  lastFour: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-export interface CreatedApiKey {
-  id: string;
-  name: string;
-  scopes: string[];
-  key: string;
-  createdAt: string;
-}
+export type ApiKey = ResponseOf<'adminListApiKeys'>[number];
+export type CreatedApiKey = ResponseOf<'adminCreateApiKey'>;
+export type NewApiKey = RequestOf<'adminCreateApiKey'>;
 
 export type AdminWebhook = PublicWebhook & { consecutiveFailures: number; disabledAt: string | null; stats: EndpointStats | null };
 export type CreatedWebhook = CreateWebhookResponse;
@@ -190,27 +175,11 @@ export interface IntegrationActivity {
 }
 
 /** The console's own members API (owner `console`, docs/console.md). */
-export interface Member {
-  userId: string;
-  email: string;
-  name: string | null;
-  role: MemberRole;
-  joinedAt: string;
-  lastSignInAt: string | null;
-}
-
-export interface Invitation {
-  id: string;
-  email: string;
-  role: MemberRole;
-  createdAt: string;
-  expiresAt: string;
-}
-
+export type Member = ResponseOf<'adminListMembers'>[number];
+export type Invitation = ResponseOf<'adminListInvitations'>[number];
 /** The answer of an invitation's creation: `url` carries the one-time token and is shown only here. */
-export interface CreatedInvitation extends Invitation {
-  url: string;
-}
+export type CreatedInvitation = ResponseOf<'adminCreateInvitation'>;
+export type NewInvitation = RequestOf<'adminCreateInvitation'>;
 
 export interface StatusChange {
   to: IssueStatus;

@@ -1,4 +1,4 @@
-import type { CampaignStatus, IssueSeverity, IssueStatus } from '@preflight/contract';
+import type { CampaignStatus, IssueSeverity, IssueStatus, RequestOf } from '@preflight/contract';
 import type {
   AdminIssue,
   AdminWebhook,
@@ -17,6 +17,8 @@ import type {
   IssuePage,
   Member,
   MemberRole,
+  NewApiKey,
+  NewInvitation,
   PublicCampaign,
   QueuedDelivery,
   ReadinessReport,
@@ -98,7 +100,7 @@ export function createAdminApi(call: AdminFetch, orgId: string) {
     },
     apiKeys: {
       list: () => get<ApiKey[]>(`${org}/api-keys`),
-      create: (body: { name: string; scopes: string[]; environment?: 'live' | 'test' }) => post<CreatedApiKey>(`${org}/api-keys`, body),
+      create: (body: NewApiKey) => post<CreatedApiKey>(`${org}/api-keys`, body),
       revoke: (keyId: string) => del(`${org}/api-keys/${seg(keyId)}`),
     },
     webhooks: {
@@ -121,10 +123,10 @@ export function createAdminApi(call: AdminFetch, orgId: string) {
     },
     members: {
       list: () => get<Member[]>(`${org}/members`),
-      changeRole: (userId: string, role: MemberRole) => call<Member>('PATCH', `${org}/members/${seg(userId)}`, { role }),
+      changeRole: (userId: string, role: MemberRole) => call<Member>('PATCH', `${org}/members/${seg(userId)}`, { role } satisfies RequestOf<'adminUpdateMember'>),
       remove: (userId: string) => del(`${org}/members/${seg(userId)}`),
       invitations: () => get<Invitation[]>(`${org}/invitations`),
-      invite: (body: { email: string; role: MemberRole }) => post<CreatedInvitation>(`${org}/invitations`, body),
+      invite: (body: NewInvitation) => post<CreatedInvitation>(`${org}/invitations`, body),
       revokeInvitation: (invitationId: string) => del(`${org}/invitations/${seg(invitationId)}`),
     },
   };

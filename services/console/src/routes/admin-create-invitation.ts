@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { AppError, MEMBER_ROLES, parseBody, sendJson, type MemberRole } from '@preflight/http';
+import { AppError } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { mayInvite } from '../domain/roles.ts';
 import { insertInvitation } from '../storage/invitations.ts';
 import { memberOf, rememberOrgName } from '../storage/memberships.ts';
@@ -8,24 +8,15 @@ import type { Registration } from './context.ts';
 import { allow, orgAndActor } from './people.ts';
 import { toInvitationView } from './views.ts';
 
-const CreateInvitation = z
-  .object({
-    email: z.string().trim().max(320).pipe(z.email('Must be an e-mail address.')),
-    role: z.enum(MEMBER_ROLES as [MemberRole, ...MemberRole[]], { message: `Must be one of ${MEMBER_ROLES.join(', ')}.` }),
-    /** The organisation's name as its members see it; the operator's alone to give (organisations live in the gateway). */
-    organizationName: z.string().trim().min(1).max(200).optional(),
-  })
-  .strict();
-
 /**
  * POST /admin/v1/organizations/:orgId/invitations: a one-time link for `email` to join as
  * `role`, valid CONSOLE_INVITATION_TTL_SECONDS. The link (with its token) is in this answer
  * only. The operator invites an organisation's first Owner this way.
  */
-export const register: Registration = (app, ctx) => {
-  app.post('/admin/v1/organizations/:orgId/invitations', async (req, res) => {
+export const register: Registration = (app, ctx) =>
+  route(app, 'adminCreateInvitation', async (req, _res, io) => {
     const { orgId, actor } = orgAndActor(req);
-    const body = parseBody(CreateInvitation, req.body);
+    const body = io.body;
     allow(mayInvite(actor, body.role));
     if (body.organizationName !== undefined && actor.kind !== 'operator') {
       throw new AppError('validation', 'One or more fields are invalid.', { errors: { organizationName: ['Only the operator names the organisation.'] } });
@@ -40,6 +31,5 @@ export const register: Registration = (app, ctx) => {
       invitedBy: actor.kind === 'member' ? actor.userId : null,
       ttlSeconds: ctx.invitationTtlSeconds,
     });
-    sendJson(req, res, 201, { ...toInvitationView(row), url: `${ctx.publicOrigin}/console/invitations/${token}` });
+    io.send({ ...toInvitationView(row), url: `${ctx.publicOrigin}/console/invitations/${token}` });
   });
-};

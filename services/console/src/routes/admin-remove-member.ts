@@ -1,4 +1,5 @@
 import { AppError, notFound, pathId } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { keepsAnOwner, mayRemove } from '../domain/roles.ts';
 import { deleteMembership, lockOrgMembers } from '../storage/memberships.ts';
 import type { Registration } from './context.ts';
@@ -10,8 +11,8 @@ import { revokeSessions } from './revoke.ts';
  * ends. Admins never remove Owners (403); the last Owner stays (409). The account remains
  * (for their other organisations and later invitations).
  */
-export const register: Registration = (app, ctx) => {
-  app.delete('/admin/v1/organizations/:orgId/members/:userId', async (req, res) => {
+export const register: Registration = (app, ctx) =>
+  route(app, 'adminRemoveMember', async (req, res) => {
     const { orgId, actor } = orgAndActor(req);
     const userId = pathId(req.params.userId, 'member');
     await ctx.db.transaction().execute(async (trx) => {
@@ -24,6 +25,5 @@ export const register: Registration = (app, ctx) => {
       await deleteMembership(trx, orgId, userId);
     });
     await revokeSessions(ctx, userId);
-    res.status(204).end();
+    res.status(204).end(); // no body: nothing for io.send to check
   });
-};

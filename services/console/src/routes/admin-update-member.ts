@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { AppError, MEMBER_ROLES, notFound, parseBody, pathId, sendJson, type MemberRole } from '@preflight/http';
+import { AppError, notFound, pathId } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { keepsAnOwner, mayChangeRole } from '../domain/roles.ts';
 import { lockOrgMembers, memberOf, setRole } from '../storage/memberships.ts';
 import type { Registration } from './context.ts';
@@ -7,18 +7,16 @@ import { allow, orgAndActor } from './people.ts';
 import { revokeSessions } from './revoke.ts';
 import { toMemberView } from './views.ts';
 
-const UpdateMember = z.object({ role: z.enum(MEMBER_ROLES as [MemberRole, ...MemberRole[]], { message: `Must be one of ${MEMBER_ROLES.join(', ')}.` }) }).strict();
-
 /**
  * PATCH /admin/v1/organizations/:orgId/members/:userId `{role}`: 200 the member. Admins never
  * make or unmake Owners (403); the last Owner keeps the role (409). A change ends every
  * session of that user, so the new role applies from their next sign-in.
  */
-export const register: Registration = (app, ctx) => {
-  app.patch('/admin/v1/organizations/:orgId/members/:userId', async (req, res) => {
+export const register: Registration = (app, ctx) =>
+  route(app, 'adminUpdateMember', async (req, _res, io) => {
     const { orgId, actor } = orgAndActor(req);
     const userId = pathId(req.params.userId, 'member');
-    const { role } = parseBody(UpdateMember, req.body);
+    const { role } = io.body;
     const changed = await ctx.db.transaction().execute(async (trx) => {
       const members = await lockOrgMembers(trx, orgId);
       const target = members.find((m) => m.user_id === userId);
@@ -33,6 +31,5 @@ export const register: Registration = (app, ctx) => {
     if (changed) await revokeSessions(ctx, userId);
     const member = await memberOf(ctx.db, orgId, userId);
     if (!member) throw notFound('member', userId);
-    sendJson(req, res, 200, toMemberView(member));
+    io.send(toMemberView(member));
   });
-};

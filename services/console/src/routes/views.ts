@@ -1,25 +1,11 @@
-import type { MemberRole } from '@preflight/http';
+import type { ResponseOf } from '@preflight/contract';
 import type { InvitationRow } from '../storage/invitations.ts';
 import type { MemberRow } from '../storage/memberships.ts';
 
 /** A pending invitation as the members API shows it (never its token). */
-export interface InvitationView {
-  id: string;
-  email: string;
-  role: MemberRole;
-  invitedBy: string | null;
-  createdAt: string;
-  expiresAt: string;
-}
+type InvitationView = ResponseOf<'adminListInvitations'>[number];
 
-export interface MemberView {
-  userId: string;
-  email: string;
-  name: string;
-  role: MemberRole;
-  joinedAt: string;
-  lastSignInAt: string | null;
-}
+type MemberView = ResponseOf<'adminListMembers'>[number];
 
 export const toInvitationView = (row: InvitationRow): InvitationView => ({
   id: row.id,

@@ -155,8 +155,8 @@ async function readWhole(body: Readable, limit: number): Promise<Buffer> {
 
 /**
  * Streams the service's body to the client (with back-pressure) and settles when the client
- * has it all, or rejects when the body fails. `stream.pipeline` did the same, but builds and
- * aborts an AbortController per call, whose AbortError cost ~2% of the gateway's CPU.
+ * has it all, or rejects when the body fails. Not `stream.pipeline`: it builds and aborts an
+ * AbortController per call, a cost on every proxied answer (docs/benchmarks-history.md).
  */
 function relay(body: Readable, res: Response): Promise<void> {
   return new Promise<void>((resolve, reject) => {

@@ -1,19 +1,18 @@
-import type { EndpointsOf } from '@preflight/contract';
 import { TRACKER_HOOK_BODY_LIMIT } from '@preflight/http';
 import { routesFromManifest } from '../routing/from-manifest.ts';
-import type { LocalEndpoint, RouteSpec } from '../routing/route.ts';
-import { auditLog } from './audit-log.ts';
-import { createApiKey } from './create-api-key.ts';
-import { createOperatorToken } from './create-operator-token.ts';
-import { createOrganization } from './create-organization.ts';
-import { getOrganization } from './get-organization.ts';
-import { listApiKeys } from './list-api-keys.ts';
-import { listOperatorTokens } from './list-operator-tokens.ts';
-import { listOrganizations } from './list-organizations.ts';
-import { me } from './me.ts';
-import { openapi } from './openapi.ts';
-import { revokeApiKey } from './revoke-api-key.ts';
-import { revokeOperatorToken } from './revoke-operator-token.ts';
+import type { LocalEndpoints, RouteSpec } from '../routing/route.ts';
+import { auditLog } from './admin-audit-log.ts';
+import { createApiKey } from './admin-create-api-key.ts';
+import { createOperatorToken } from './admin-create-operator-token.ts';
+import { createOrganization } from './admin-create-organization.ts';
+import { getOrganization } from './admin-get-organization.ts';
+import { listApiKeys } from './admin-list-api-keys.ts';
+import { listOperatorTokens } from './admin-list-operator-tokens.ts';
+import { listOrganizations } from './admin-list-organizations.ts';
+import { revokeApiKey } from './admin-revoke-api-key.ts';
+import { revokeOperatorToken } from './admin-revoke-operator-token.ts';
+import { me } from './public-get-me.ts';
+import { openapi } from './public-get-open-api-document.ts';
 
 /**
  * What the trackers sign and describe their hooks with (admin-api-v1.md, "Integrations"):
@@ -55,7 +54,7 @@ const LOCAL = {
   adminListOperatorTokens: listOperatorTokens,
   adminRevokeOperatorToken: revokeOperatorToken,
   adminAuditLog: auditLog,
-} satisfies Record<EndpointsOf<'gateway'>, LocalEndpoint>;
+} satisfies LocalEndpoints;
 
 export const ROUTES: readonly RouteSpec[] = routesFromManifest(LOCAL, {
   // The trackers' hooks: their signature and event headers pass, the raw body is forwarded byte

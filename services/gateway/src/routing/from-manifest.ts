@@ -1,6 +1,6 @@
-import { endpointList, type Endpoint, type EndpointId, type EndpointsOf } from '@preflight/contract';
+import { endpointList, type Endpoint, type EndpointId } from '@preflight/contract';
 import { UPSTREAM_NAMES, type UpstreamName } from '../proxy/upstreams.ts';
-import type { LocalEndpoint, RouteAuth, RouteSpec } from './route.ts';
+import type { GatewayEndpointId, LocalEndpoint, LocalEndpoints, RouteAuth, RouteSpec } from './route.ts';
 
 /** What the gateway adds to a forwarded route beyond the manifest (proxy details of its own). */
 export interface ForwardOptions {
@@ -24,7 +24,7 @@ function accessOf(e: Endpoint): RouteAuth {
  * handler in `local`; any other is forwarded to its owner, with `forward`'s extras if any.
  */
 export function routesFromManifest(
-  local: Record<EndpointsOf<'gateway'>, LocalEndpoint>,
+  local: LocalEndpoints,
   forward: Partial<Record<EndpointId, ForwardOptions>> = {},
   endpoints = endpointList(),
 ): RouteSpec[] {
@@ -33,7 +33,7 @@ export function routesFromManifest(
     .map((e) => {
       const head = { method: e.method, pattern: e.path, ...accessOf(e) };
       if (e.owner === 'gateway') {
-        const handler = local[e.id as EndpointsOf<'gateway'>] as LocalEndpoint | undefined;
+        const handler = local[e.id as GatewayEndpointId] as LocalEndpoint | undefined;
         if (!handler) throw new Error(`gateway: no handler for ${e.id} (${e.method} ${e.path})`);
         return { ...head, local: handler };
       }

@@ -1,6 +1,8 @@
 import type { Request, Response } from 'express';
 import type { Kysely } from '@preflight/db';
-import type { MemberAccess, Scope } from '@preflight/contract';
+import { ENDPOINTS, type Endpoint, type EndpointsOf, type MemberAccess, type RequestOf, type Scope } from '@preflight/contract';
+import { parseBody, parseQuery, sendJson } from '@preflight/http';
+import type { EndpointIo, QueryOf } from '@preflight/service-kit';
 import type { Logger } from '@preflight/log';
 import type { GatewayConfig } from '../config.ts';
 import type { AdminCaller } from '../auth/admin-token.ts';
@@ -37,9 +39,41 @@ export interface LocalContext {
   deps: GatewayDeps;
 }
 
-/** An endpoint the gateway answers itself (routes/<endpoint>.ts). */
-export interface LocalEndpoint {
+export type GatewayEndpointId = EndpointsOf<'gateway'>;
+
+/** An endpoint the gateway answers itself (routes/<entry's file>.ts), made by `localEndpoint`. */
+export interface LocalEndpoint<K extends GatewayEndpointId = GatewayEndpointId> {
+  readonly id: K;
   handle(ctx: LocalContext): Promise<void>;
+}
+
+/** A handler for every manifest entry the gateway owns, each made for its own entry. */
+export type LocalEndpoints = { [K in GatewayEndpointId]: LocalEndpoint<K> };
+
+/**
+ * The gateway's `route()` (libs/service-kit): a handler of manifest entry `id`, whose `io.send`
+ * takes exactly the entry's success body (status: the entry's, unless given) and whose
+ * `io.body` / `io.query` are parsed by the entry's schemas when first read (422 / 400), so a
+ * handler checks access and path ids before reading them.
+ */
+export function localEndpoint<K extends GatewayEndpointId>(id: K, spec: { handle(ctx: LocalContext, io: EndpointIo<K>): Promise<void> }): LocalEndpoint<K> {
+  const entry: Endpoint = ENDPOINTS[id];
+  const success = entry.response?.status ?? 200;
+  return {
+    id,
+    handle: (ctx) =>
+      spec.handle(ctx, {
+        send: (body, status = success) => sendJson(ctx.req, ctx.res, status, body),
+        get body() {
+          if (!entry.request?.body) throw new Error(`manifest entry ${id} declares no request body`);
+          return parseBody(entry.request.body, ctx.req.body) as RequestOf<K>;
+        },
+        get query() {
+          if (!entry.request?.query) throw new Error(`manifest entry ${id} declares no query`);
+          return parseQuery(entry.request.query, ctx.req.query) as QueryOf<K>;
+        },
+      }),
+  };
 }
 
 /**

@@ -2,6 +2,7 @@
 /** @jsxImportSource preact */
 // (Also in tsconfig.json; said here for tsx, which reads only the tsconfig of the directory it runs from.)
 import type { Response } from 'express';
+import type { Scope } from '@preflight/contract';
 import { pathId } from '@preflight/http';
 import type { CreatedApiKey } from '../../gateway-client/api-types.ts';
 import type { FormProblem, FormValues } from '../components/form.tsx';
@@ -29,7 +30,7 @@ export const apiKeyPages: PageRegistration = (router, deps) => {
     const form = Form.of(req);
     const environment = form.text('environment');
     await submit(
-      () => m.api.apiKeys.create({ name: form.text('name'), scopes: form.list('scopes'), ...(environment ? { environment: environment as 'live' | 'test' } : {}) }),
+      () => m.api.apiKeys.create({ name: form.text('name'), scopes: form.list('scopes') as Scope[], ...(environment ? { environment: environment as 'live' | 'test' } : {}) }),
       (created) => showKeys(res, m, { created, status: 201 }),
       (problem, status) => showKeys(res, m, { problem, status, values: form.values() }),
     );

@@ -1,6 +1,6 @@
 import { notFound, pathId } from '@preflight/http';
 import { revokeApiKey as revoke } from '../storage/api-keys.ts';
-import type { LocalEndpoint } from '../routing/route.ts';
+import { localEndpoint } from '../routing/route.ts';
 import { existingOrgId } from './org-param.ts';
 
 /**
@@ -8,13 +8,13 @@ import { existingOrgId } from './org-param.ts';
  * revoked. Postgres first (the truth every replica falls back to), then the shared cache, and
  * only then the answer: the key's next request is refused on every replica.
  */
-export const revokeApiKey: LocalEndpoint = {
+export const revokeApiKey = localEndpoint('adminRevokeApiKey', {
   async handle({ res, params, deps }) {
     const orgId = await existingOrgId(deps.db, params.orgId);
     const keyId = pathId(params.keyId, 'API key');
     const revoked = await revoke(deps.db, orgId, keyId);
     if (!revoked) throw notFound('API key', keyId);
     await deps.keyCache.markRevoked(revoked.keyHash);
-    res.status(204).end();
+    res.status(204).end(); // no body: nothing for io.send to check
   },
-};
+});

@@ -1,25 +1,8 @@
-import { z } from 'zod';
-import { requiredText } from '@preflight/contract';
-import { AppError, parseBody, sendJson, validationFailed } from '@preflight/http';
+import { AppError, validationFailed } from '@preflight/http';
 import { generateOperatorToken } from '../auth/operator-token-format.ts';
 import { insertOperatorToken } from '../storage/operator-tokens.ts';
-import type { LocalEndpoint } from '../routing/route.ts';
-import { MAX_NAME } from './create-organization.ts';
-
-export const OPERATOR_SCOPES = ['admin:read', 'admin:write'] as const;
-
-const CreateOperatorTokenSchema = z.strictObject({
-  name: requiredText(MAX_NAME),
-  scopes: z
-    .array(z.enum(OPERATOR_SCOPES, { error: 'Must be one of: admin:read, admin:write.' }), {
-      error: (issue) => (issue.input === undefined ? 'Is required.' : 'Must be an array of scopes.'),
-    })
-    .min(1, 'Must name at least one scope.')
-    .refine((scopes) => new Set(scopes).size === scopes.length, 'Must not list a scope twice.'),
-  expiresAt: z.iso.datetime({ offset: true, error: 'Must be a date-time, e.g. 2026-01-31T12:00:00Z.' }).nullable().optional(),
-});
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
+import { localEndpoint } from '../routing/route.ts';
+import { iso } from './views.ts';
 
 /**
  * POST /admin/v1/operator-tokens → 201 {id, name, scopes, token, createdAt, expiresAt}. The token
@@ -27,10 +10,10 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
  * 403 before this runs); beyond that, an operator token cannot mint a token that outlives it:
  * a caller whose token expires must give an `expiresAt` no later than its own.
  */
-export const createOperatorToken: LocalEndpoint = {
-  async handle({ req, res, admin, deps }) {
+export const createOperatorToken = localEndpoint('adminCreateOperatorToken', {
+  async handle({ admin, deps }, io) {
     if (!admin) throw new Error('POST /admin/v1/operator-tokens reached without an operator');
-    const input = parseBody(CreateOperatorTokenSchema, req.body);
+    const input = io.body;
     const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
     if (expiresAt && expiresAt.getTime() <= Date.now()) throw validationFailed({ expiresAt: ['Must be in the future.'] });
     if (admin.scopes !== null && !input.scopes.every((s) => s === 'admin:read' || admin.scopes!.includes(s))) {
@@ -48,7 +31,7 @@ export const createOperatorToken: LocalEndpoint = {
       prefix: generated.prefix,
       lastFour: generated.lastFour,
     });
-    sendJson(req, res, 201, {
+    io.send({
       id: record.id,
       name: record.name,
       scopes: record.scopes,
@@ -57,4 +40,4 @@ export const createOperatorToken: LocalEndpoint = {
       expiresAt: iso(record.expiresAt),
     });
   },
-};
+});
