@@ -4,8 +4,8 @@ import type { CampaignStatus } from '@preflight/contract';
 import { campaignStatusEventKind, createEvent, toTimestamp } from '@preflight/events';
 import { canTransition, INITIAL_CAMPAIGN_STATUS } from '../domain/campaign-lifecycle.ts';
 import { INITIAL_VERDICT } from '../domain/launch-policy.ts';
-import { campaignsIn, findCampaign } from './campaigns.ts';
-import type { CampaignDatabase, CampaignRow } from './schema.ts';
+import { CAMPAIGN_COLUMNS, campaignsIn, findCampaign } from './campaigns.ts';
+import type { Campaign, CampaignDatabase } from './schema.ts';
 
 /*
  * Every change of a campaign's state is one function here, one transaction each. Its domain
@@ -19,7 +19,7 @@ export async function createCampaign(
   db: Kysely<CampaignDatabase>,
   input: { siteId: string; name: string; orgScope?: string | undefined },
   events: EventTarget,
-): Promise<CampaignRow | undefined> {
+): Promise<Campaign | undefined> {
   return db.transaction().execute(async (trx) => {
     const site = await trx
       .selectFrom('sites')
@@ -39,26 +39,26 @@ export async function createCampaign(
         readiness_level: INITIAL_VERDICT.readinessLevel,
         gate: INITIAL_VERDICT.gate,
       })
-      .returningAll()
+      .returning(CAMPAIGN_COLUMNS)
       .executeTakeFirstOrThrow();
     const event = createEvent('CampaignCreated', {
       campaignId: campaign.id,
-      orgId: campaign.org_id,
-      siteId: campaign.site_id,
+      orgId: campaign.orgId,
+      siteId: campaign.siteId,
       siteName: site.name,
       name: campaign.name,
       status: campaign.status,
-      createdAt: toTimestamp(campaign.created_at),
+      createdAt: toTimestamp(campaign.createdAt),
     });
-    await enqueueDomainEvent(trx, events, event, campaign.org_id);
-    return { ...campaign, site_name: site.name };
+    await enqueueDomainEvent(trx, events, event, campaign.orgId);
+    return { ...campaign, siteName: site.name };
   });
 }
 
 export type StatusChange =
   | { outcome: 'not_found' }
   | { outcome: 'refused'; current: CampaignStatus }
-  | { outcome: 'changed'; from: CampaignStatus; campaign: CampaignRow };
+  | { outcome: 'changed'; from: CampaignStatus; campaign: Campaign };
 
 /**
  * Moves a campaign to `to` if the lifecycle allows it from its current status, and records the
@@ -88,7 +88,7 @@ export async function changeCampaignStatus(
     // Exactly one event per change: Launched (Draft → Active), Closed (→ Closed) or StatusChanged.
     const fields = {
       campaignId: campaign.id,
-      orgId: campaign.org_id,
+      orgId: campaign.orgId,
       name: campaign.name,
       status: input.to,
       oldStatus: from,
@@ -96,7 +96,7 @@ export async function changeCampaignStatus(
       occurredAt: toTimestamp(history.occurred_at),
     };
     const event = createEvent(campaignStatusEventKind(from, input.to), fields);
-    await enqueueDomainEvent(trx, events, event, campaign.org_id);
+    await enqueueDomainEvent(trx, events, event, campaign.orgId);
     return { outcome: 'changed', from, campaign } as const;
   });
 }

@@ -1,6 +1,18 @@
 import { sql, type Kysely } from '@preflight/db';
 import type { CampaignStatus } from '@preflight/contract';
-import type { CampaignDatabase, CampaignRow } from './schema.ts';
+import type { Campaign, CampaignDatabase } from './schema.ts';
+
+/** A campaign's own columns as a `Campaign` has them (its site's name comes from the join). */
+export const CAMPAIGN_COLUMNS = [
+  'campaigns.id',
+  'campaigns.org_id as orgId',
+  'campaigns.site_id as siteId',
+  'campaigns.name',
+  'campaigns.status',
+  'campaigns.readiness_level as readinessLevel',
+  'campaigns.gate',
+  'campaigns.created_at as createdAt',
+] as const;
 
 /**
  * Campaigns with their site's name, the shape every read needs. A campaign's site is of its
@@ -12,8 +24,8 @@ export function selectCampaigns(db: Kysely<CampaignDatabase>) {
   return db
     .selectFrom('campaigns')
     .innerJoin('sites', (join) => join.onRef('sites.id', '=', 'campaigns.site_id').onRef('sites.org_id', '=', 'campaigns.org_id'))
-    .selectAll('campaigns')
-    .select('sites.name as site_name');
+    .select(CAMPAIGN_COLUMNS)
+    .select('sites.name as siteName');
 }
 
 /**
@@ -30,7 +42,7 @@ export function campaignsIn(db: Kysely<CampaignDatabase>, orgScope: string | und
  * One campaign. With `orgId` the lookup is confined to that organisation, so another
  * organisation's campaign is indistinguishable from a missing one.
  */
-export async function findCampaign(db: Kysely<CampaignDatabase>, id: string, orgId?: string): Promise<CampaignRow | undefined> {
+export async function findCampaign(db: Kysely<CampaignDatabase>, id: string, orgId?: string): Promise<Campaign | undefined> {
   let query = selectCampaigns(db).where('campaigns.id', '=', id);
   if (orgId !== undefined) query = query.where('campaigns.org_id', '=', orgId);
   return query.executeTakeFirst();

@@ -5,7 +5,7 @@ import type { SignOffDecision } from '../domain/launch-policy.ts';
 import type { ReportEntryKind, SealState } from '../domain/readiness-report.ts';
 import { campaignsIn } from './campaigns.ts';
 import { recomputeReadiness, type Recompute } from './readiness.ts';
-import type { CampaignDatabase, ReportEntryRow, SignerRow } from './schema.ts';
+import type { CampaignDatabase, ReportEntry, Signer } from './schema.ts';
 
 /*
  * The readiness report's signers and entries (docs/readiness.md, "Launch sign-off"). Every
@@ -19,11 +19,14 @@ async function lockCampaign(trx: Kysely<CampaignDatabase>, campaignId: string, o
   return campaignsIn(trx, orgScope).select(['id', 'report_version']).where('id', '=', campaignId).forUpdate().executeTakeFirst();
 }
 
+const SIGNER_COLUMNS = ['id', 'name', 'email', 'created_at as createdAt'] as const;
+const ENTRY_COLUMNS = ['signer_id as signerId', 'version', 'kind', 'decision', 'note', 'at'] as const;
+
 function settled(recompute: Recompute): asserts recompute is Exclude<Recompute, { outcome: 'missing' }> {
   if (recompute.outcome === 'missing') throw new Error('campaign vanished inside its own transaction');
 }
 
-export type AddSigner = { outcome: 'not_found' } | { outcome: 'duplicate' } | { outcome: 'created'; signer: SignerRow };
+export type AddSigner = { outcome: 'not_found' } | { outcome: 'duplicate' } | { outcome: 'created'; signer: Signer };
 
 /** Adds a (required) signer. A sealed report is unsealed until the new signer is in too. */
 export async function addSigner(
@@ -43,7 +46,7 @@ export async function addSigner(
     const signer = await trx
       .insertInto('campaign_signers')
       .values({ campaign_id: input.campaignId, name: input.name, email: input.email })
-      .returningAll()
+      .returning(SIGNER_COLUMNS)
       .executeTakeFirstOrThrow();
     settled(await recomputeReadiness(trx, input.campaignId, events));
     return { outcome: 'created', signer } as const;
@@ -51,10 +54,10 @@ export async function addSigner(
 }
 
 /** A campaign's signers, oldest first; undefined when the campaign does not exist (in `orgScope`). */
-export async function listSigners(db: Kysely<CampaignDatabase>, campaignId: string, orgScope?: string): Promise<SignerRow[] | undefined> {
+export async function listSigners(db: Kysely<CampaignDatabase>, campaignId: string, orgScope?: string): Promise<Signer[] | undefined> {
   const campaign = await campaignsIn(db, orgScope).select('id').where('id', '=', campaignId).executeTakeFirst();
   if (!campaign) return undefined;
-  return db.selectFrom('campaign_signers').selectAll().where('campaign_id', '=', campaignId).orderBy('created_at').orderBy('id').execute();
+  return db.selectFrom('campaign_signers').select(SIGNER_COLUMNS).where('campaign_id', '=', campaignId).orderBy('created_at').orderBy('id').execute();
 }
 
 /**
@@ -84,7 +87,7 @@ export type AddEntry =
   | { outcome: 'unknown_signer' }
   | { outcome: 'stale'; current: number }
   | { outcome: 'duplicate'; current: number }
-  | { outcome: 'created'; entry: ReportEntryRow };
+  | { outcome: 'created'; entry: ReportEntry };
 
 /**
  * A stamp (`decision` set) or a waiver (`decision` null) of one signer on the current version.
@@ -118,7 +121,7 @@ export async function addEntry(
         note: input.note,
       })
       .onConflict((oc) => oc.columns(['signer_id', 'version']).doNothing())
-      .returningAll()
+      .returning(ENTRY_COLUMNS)
       .executeTakeFirst();
     if (!entry) return { outcome: 'duplicate', current: campaign.report_version } as const;
     settled(await recomputeReadiness(trx, input.campaignId, events));
@@ -135,7 +138,7 @@ export interface ReportView {
   requiredCount: number;
   signedCount: number;
   waivedCount: number;
-  entries: ReportEntryRow[];
+  entries: ReportEntry[];
 }
 
 /** The report as stored: counts are of the current version, entries of every version (oldest first); undefined outside `orgScope`. */
@@ -151,7 +154,7 @@ async function readReport(db: Kysely<CampaignDatabase>, campaignId: string, orgS
     .executeTakeFirst();
   if (!campaign) return undefined;
   const signers = await db.selectFrom('campaign_signers').select((eb) => eb.fn.countAll<string>().as('n')).where('campaign_id', '=', campaignId).executeTakeFirstOrThrow();
-  const entries = await db.selectFrom('report_entries').selectAll().where('campaign_id', '=', campaignId).orderBy('at').orderBy('id').execute();
+  const entries = await db.selectFrom('report_entries').select(ENTRY_COLUMNS).where('campaign_id', '=', campaignId).orderBy('at').orderBy('id').execute();
   const current = entries.filter((e) => e.version === campaign.report_version);
   return {
     version: campaign.report_version,

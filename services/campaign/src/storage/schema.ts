@@ -1,4 +1,4 @@
-import type { Generated, Selectable } from '@preflight/db';
+import type { Generated } from '@preflight/db';
 import type { CampaignStatus, Gate, IssueSeverity, ReadinessLevel } from '@preflight/contract';
 import type { SignOffDecision } from '../domain/launch-policy.ts';
 import type { ReportEntryKind, SealState } from '../domain/readiness-report.ts';
@@ -131,10 +131,61 @@ export interface TesterTaskCompletionsTable {
   completed_at: Generated<Date>;
 }
 
-export type SiteRow = Selectable<SitesTable>;
-export type SignerRow = Selectable<CampaignSignersTable>;
-export type ReportEntryRow = Selectable<ReportEntriesTable>;
-export type TaskRow = Selectable<CampaignTasksTable>;
-export type TesterRow = Selectable<CampaignTestersTable>;
-/** A campaign joined with its site's name: what every read of a campaign returns. */
-export type CampaignRow = Selectable<CampaignsTable> & { site_name: string };
+/*
+ * What storage hands to routes and views: a row's columns under their domain names, aliased in
+ * the SQL (the `*_COLUMNS` selections beside each table's queries), so no snake_case leaves storage/.
+ */
+
+export interface Site {
+  id: string;
+  orgId: string;
+  name: string;
+  url: string | null;
+  createdAt: Date;
+}
+
+/** A campaign with its site's name: what every read of a campaign returns. */
+export interface Campaign {
+  id: string;
+  orgId: string;
+  siteId: string;
+  siteName: string;
+  name: string;
+  status: CampaignStatus;
+  readinessLevel: ReadinessLevel;
+  gate: Gate;
+  createdAt: Date;
+}
+
+export interface Signer {
+  id: string;
+  name: string;
+  email: string;
+  createdAt: Date;
+}
+
+export interface ReportEntry {
+  signerId: string;
+  version: number;
+  kind: ReportEntryKind;
+  decision: SignOffDecision | null;
+  note: string | null;
+  at: Date;
+}
+
+export interface Task {
+  id: string;
+  title: string;
+  required: boolean;
+}
+
+export interface Tester {
+  id: string;
+  campaignId: string;
+  name: string;
+  email: string;
+  preview: boolean;
+  status: TesterStatus;
+  verdict: string | null;
+  completedAt: Date | null;
+}

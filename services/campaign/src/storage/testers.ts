@@ -3,7 +3,7 @@ import { sql, type Kysely } from '@preflight/db';
 import { createEvent, toTimestamp } from '@preflight/events';
 import { progressAfterCompletion } from '../domain/tester-progress.ts';
 import { campaignsIn } from './campaigns.ts';
-import type { CampaignDatabase, TaskRow, TesterRow } from './schema.ts';
+import type { CampaignDatabase, Task, Tester } from './schema.ts';
 
 /*
  * Tasks, testers and task completions (README "Testers"). A tester completes when every
@@ -12,17 +12,20 @@ import type { CampaignDatabase, TaskRow, TesterRow } from './schema.ts';
  * transaction; a preview tester's never does.
  */
 
+const TASK_COLUMNS = ['id', 'title', 'required'] as const;
+const TESTER_COLUMNS = ['id', 'campaign_id as campaignId', 'name', 'email', 'preview', 'status', 'verdict', 'completed_at as completedAt'] as const;
+
 export async function createTask(
   db: Kysely<CampaignDatabase>,
   input: { campaignId: string; title: string; required: boolean; orgScope?: string | undefined },
-): Promise<TaskRow | undefined> {
+): Promise<Task | undefined> {
   return db.transaction().execute(async (trx) => {
     const campaign = await campaignsIn(trx, input.orgScope).select('id').where('id', '=', input.campaignId).executeTakeFirst();
     if (!campaign) return undefined;
     return trx
       .insertInto('campaign_tasks')
       .values({ campaign_id: input.campaignId, title: input.title, required: input.required })
-      .returningAll()
+      .returning(TASK_COLUMNS)
       .executeTakeFirstOrThrow();
   });
 }
@@ -30,14 +33,14 @@ export async function createTask(
 export async function createTester(
   db: Kysely<CampaignDatabase>,
   input: { campaignId: string; name: string; email: string; preview: boolean; orgScope?: string | undefined },
-): Promise<TesterRow | undefined> {
+): Promise<Tester | undefined> {
   return db.transaction().execute(async (trx) => {
     const campaign = await campaignsIn(trx, input.orgScope).select('id').where('id', '=', input.campaignId).executeTakeFirst();
     if (!campaign) return undefined;
     return trx
       .insertInto('campaign_testers')
       .values({ campaign_id: input.campaignId, name: input.name, email: input.email, preview: input.preview })
-      .returningAll()
+      .returning(TESTER_COLUMNS)
       .executeTakeFirstOrThrow();
   });
 }
@@ -53,7 +56,7 @@ export interface CompletedTask {
 export type CompleteTask =
   | { outcome: 'tester_not_found' }
   | { outcome: 'task_not_found' }
-  | { outcome: 'done'; tester: TesterRow; tasks: CompletedTask[]; completedNow: boolean };
+  | { outcome: 'done'; tester: Tester; tasks: CompletedTask[]; completedNow: boolean };
 
 /**
  * Marks a task of the tester's campaign done (again: the first completion time is kept, a
@@ -73,7 +76,7 @@ export async function completeTask(
     // A tester is in its campaign's organisation: outside `orgScope` it is missing.
     const locked = await trx
       .selectFrom('campaign_testers')
-      .selectAll()
+      .select(TESTER_COLUMNS)
       .where('id', '=', input.campaignTesterId)
       .$if(input.orgScope !== undefined, (qb) => qb.where('campaign_id', 'in', campaignsIn(trx, input.orgScope).select('campaigns.id')))
       .forUpdate()
@@ -83,7 +86,7 @@ export async function completeTask(
       .selectFrom('campaign_tasks')
       .select('id')
       .where('id', '=', input.taskId)
-      .where('campaign_id', '=', locked.campaign_id)
+      .where('campaign_id', '=', locked.campaignId)
       .executeTakeFirst();
     if (!task) return { outcome: 'task_not_found' } as const;
 
@@ -98,7 +101,7 @@ export async function completeTask(
     const left = await trx
       .selectFrom('campaign_tasks')
       .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('campaign_id', '=', locked.campaign_id)
+      .where('campaign_id', '=', locked.campaignId)
       .where('required', '=', true)
       .where(({ not, exists, selectFrom }) =>
         not(
@@ -111,38 +114,38 @@ export async function completeTask(
         ),
       )
       .executeTakeFirstOrThrow();
-    const { completedNow, status, verdict } = progressAfterCompletion({ completed: locked.completed_at !== null, verdict: locked.verdict }, Number(left.n), input.verdict);
+    const { completedNow, status, verdict } = progressAfterCompletion({ completed: locked.completedAt !== null, verdict: locked.verdict }, Number(left.n), input.verdict);
 
     const tester = await trx
       .updateTable('campaign_testers')
-      .set({ verdict, status, completed_at: completedNow ? sql<Date>`clock_timestamp()` : locked.completed_at })
+      .set({ verdict, status, completed_at: completedNow ? sql<Date>`clock_timestamp()` : locked.completedAt })
       .where('id', '=', locked.id)
-      .returningAll()
+      .returning(TESTER_COLUMNS)
       .executeTakeFirstOrThrow();
 
     if (completedNow && !tester.preview) {
-      const campaign = await trx.selectFrom('campaigns').select(['org_id', 'name']).where('id', '=', tester.campaign_id).executeTakeFirstOrThrow();
+      const campaign = await trx.selectFrom('campaigns').select(['org_id', 'name']).where('id', '=', tester.campaignId).executeTakeFirstOrThrow();
       const reported = await trx
         .selectFrom('issue_projection')
         .select((eb) => eb.fn.countAll<string>().as('n'))
-        .where('campaign_id', '=', tester.campaign_id)
+        .where('campaign_id', '=', tester.campaignId)
         .where(sql`lower(tester_email)`, '=', tester.email.toLowerCase())
         .executeTakeFirstOrThrow();
       const event = createEvent('TesterCompleted', {
-        campaignId: tester.campaign_id,
+        campaignId: tester.campaignId,
         orgId: campaign.org_id,
         campaignName: campaign.name,
         campaignTesterId: tester.id,
         testerName: tester.name,
         verdict: tester.verdict ?? undefined,
         issuesReported: Number(reported.n),
-        occurredAt: toTimestamp(tester.completed_at ?? new Date()),
+        occurredAt: toTimestamp(tester.completedAt ?? new Date()),
       });
       await enqueueDomainEvent(trx, events, event, campaign.org_id);
     }
 
     const tasks = await selectCompletions(trx).where('tester_task_completions.campaign_tester_id', '=', tester.id).execute();
-    return { outcome: 'done', tester, completedNow, tasks: tasks.map(toCompletedTask) } as const;
+    return { outcome: 'done', tester, completedNow, tasks } as const;
   });
 }
 
@@ -152,30 +155,26 @@ function selectCompletions(db: Kysely<CampaignDatabase>) {
     .selectFrom('tester_task_completions')
     .innerJoin('campaign_tasks', 'campaign_tasks.id', 'tester_task_completions.task_id')
     .select([
-      'tester_task_completions.campaign_tester_id',
-      'campaign_tasks.id',
+      'tester_task_completions.campaign_tester_id as campaignTesterId',
+      'campaign_tasks.id as taskId',
       'campaign_tasks.title',
       'campaign_tasks.required',
       'tester_task_completions.verdict',
-      'tester_task_completions.completed_at',
+      'tester_task_completions.completed_at as completedAt',
     ])
     .orderBy('tester_task_completions.completed_at')
     .orderBy('campaign_tasks.id');
 }
 
-function toCompletedTask(t: { id: string; title: string; required: boolean; verdict: string | null; completed_at: Date }): CompletedTask {
-  return { taskId: t.id, title: t.title, required: t.required, verdict: t.verdict, completedAt: t.completed_at };
-}
-
 /** A campaign's tasks, oldest first; undefined when the campaign is missing (or outside `orgScope`). */
-export async function listTasks(db: Kysely<CampaignDatabase>, campaignId: string, orgScope?: string): Promise<TaskRow[] | undefined> {
+export async function listTasks(db: Kysely<CampaignDatabase>, campaignId: string, orgScope?: string): Promise<Task[] | undefined> {
   const campaign = await campaignsIn(db, orgScope).select('id').where('id', '=', campaignId).executeTakeFirst();
   if (!campaign) return undefined;
-  return db.selectFrom('campaign_tasks').selectAll().where('campaign_id', '=', campaignId).orderBy('created_at').orderBy('id').execute();
+  return db.selectFrom('campaign_tasks').select(TASK_COLUMNS).where('campaign_id', '=', campaignId).orderBy('created_at').orderBy('id').execute();
 }
 
 export interface TesterProgress {
-  tester: TesterRow;
+  tester: Tester;
   tasks: CompletedTask[];
 }
 
@@ -191,10 +190,10 @@ export async function listTesters(db: Kysely<CampaignDatabase>, campaignId: stri
     .execute(async (trx) => {
       const campaign = await campaignsIn(trx, orgScope).select('id').where('id', '=', campaignId).executeTakeFirst();
       if (!campaign) return undefined;
-      const testers = await trx.selectFrom('campaign_testers').selectAll().where('campaign_id', '=', campaignId).orderBy('created_at').orderBy('id').execute();
+      const testers = await trx.selectFrom('campaign_testers').select(TESTER_COLUMNS).where('campaign_id', '=', campaignId).orderBy('created_at').orderBy('id').execute();
       const completions = await selectCompletions(trx).where('campaign_tasks.campaign_id', '=', campaignId).execute();
       const byTester = new Map<string, CompletedTask[]>(testers.map((t) => [t.id, []]));
-      for (const c of completions) byTester.get(c.campaign_tester_id)?.push(toCompletedTask(c));
+      for (const c of completions) byTester.get(c.campaignTesterId)?.push(c);
       return testers.map((tester) => ({ tester, tasks: byTester.get(tester.id) ?? [] }));
     });
 }

@@ -1,16 +1,16 @@
 import type { AdminReport, AdminReportEntry, AdminTester, ResponseOf } from '@preflight/contract';
 import type { CompletedTask } from '../storage/testers.ts';
 import type { ReportView } from '../storage/report.ts';
-import type { ReportEntryRow, SignerRow, TaskRow, TesterRow } from '../storage/schema.ts';
+import type { ReportEntry, Signer, Task, Tester } from '../storage/schema.ts';
 
 /** Shapes of the admin API's launch sign-off and testers sections (admin-api-v1.md). */
 
-export function toAdminSigner(row: SignerRow): ResponseOf<'adminAddSigner'> {
-  return { id: row.id, name: row.name, email: row.email, createdAt: row.created_at.toISOString() };
+export function toAdminSigner(signer: Signer): ResponseOf<'adminAddSigner'> {
+  return { id: signer.id, name: signer.name, email: signer.email, createdAt: signer.createdAt.toISOString() };
 }
 
-export function toReportEntry(row: ReportEntryRow): AdminReportEntry {
-  return { signerId: row.signer_id, version: row.version, kind: row.kind, decision: row.decision, note: row.note, at: row.at.toISOString() };
+export function toReportEntry(entry: ReportEntry): AdminReportEntry {
+  return { signerId: entry.signerId, version: entry.version, kind: entry.kind, decision: entry.decision, note: entry.note, at: entry.at.toISOString() };
 }
 
 export function toAdminReport(report: ReportView): AdminReport {
@@ -27,21 +27,21 @@ export function toAdminReport(report: ReportView): AdminReport {
   };
 }
 
-export function toAdminTask(row: TaskRow): ResponseOf<'adminCreateTask'> {
-  return { id: row.id, title: row.title, required: row.required };
+export function toAdminTask(task: Task): ResponseOf<'adminCreateTask'> {
+  return { id: task.id, title: task.title, required: task.required };
 }
 
 /** `id` is the campaignTesterId of events. */
-export function toAdminTester(row: TesterRow): AdminTester {
-  return { id: row.id, name: row.name, email: row.email, preview: row.preview, status: row.status };
+export function toAdminTester(tester: Tester): AdminTester {
+  return { id: tester.id, name: tester.name, email: tester.email, preview: tester.preview, status: tester.status };
 }
 
 /** The tester with the tasks it has completed (the answer of a completion). */
-export function toAdminTesterProgress(row: TesterRow, tasks: CompletedTask[]): ResponseOf<'adminCompleteTask'> {
+export function toAdminTesterProgress(tester: Tester, tasks: CompletedTask[]): ResponseOf<'adminCompleteTask'> {
   return {
-    ...toAdminTester(row),
-    verdict: row.verdict,
-    completedAt: row.completed_at?.toISOString() ?? null,
+    ...toAdminTester(tester),
+    verdict: tester.verdict,
+    completedAt: tester.completedAt?.toISOString() ?? null,
     completedTasks: tasks.map((t) => ({ id: t.taskId, title: t.title, required: t.required, verdict: t.verdict, completedAt: t.completedAt.toISOString() })),
   };
 }

@@ -1,7 +1,7 @@
 import type { ResponseOf } from '@preflight/contract';
-import type { SiteRow } from '../storage/schema.ts';
+import type { Site } from '../storage/schema.ts';
 
 /** A site as the admin API shows it. */
-export function toAdminSite(row: SiteRow): ResponseOf<'adminCreateSite'> {
-  return { id: row.id, name: row.name, url: row.url, createdAt: row.created_at.toISOString() };
+export function toAdminSite(site: Site): ResponseOf<'adminCreateSite'> {
+  return { id: site.id, name: site.name, url: site.url, createdAt: site.createdAt.toISOString() };
 }
