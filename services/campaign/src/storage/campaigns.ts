@@ -51,10 +51,10 @@ export async function findCampaign(db: Kysely<CampaignDatabase>, id: string, org
 /**
  * An organisation's campaigns, newest first (id breaks ties so the order is stable), each as
  * `toPublicCampaign` (views/campaign-view.ts) maps a `selectCampaigns` row: the JSON text of
- * the array, made by Postgres. The list is unpaged by contract (public-api-v1.md 4.2), and for
- * an organisation with a thousand campaigns parsing the rows, mapping them and serialising the
- * result took most of the request's CPU. Dates read as `toISOString` writes them (milliseconds,
- * truncated as the pg driver does). test/campaign-list-json.test.ts keeps the two equal.
+ * the array, made by Postgres. The list is unpaged by contract (public-api-v1.md 4.2), so a
+ * large organisation's list costs Node no per-row parsing, mapping or serialising. Dates read
+ * as `toISOString` writes them (milliseconds, truncated as the pg driver does);
+ * test/campaign-list-json.test.ts keeps the two equal.
  */
 export async function listCampaignsJson(db: Kysely<CampaignDatabase>, orgId: string, filter: { status?: CampaignStatus | undefined } = {}): Promise<string> {
   const text = (v: unknown) => sql`coalesce(to_json(${v})::text, 'null')`;
