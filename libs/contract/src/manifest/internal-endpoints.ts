@@ -9,32 +9,48 @@ import {
   InternalCampaignSchema,
   InternalEndpointDetailSchema,
   InternalEndpointListSchema,
+  InternalEndpointQuerySchema,
   InternalIssueSchema,
   InternalStatusChangeRequestSchema,
+  InternalWebhookStateSchema,
   type InternalRouteContract,
 } from '../internal.ts';
 import type { Endpoint, ServiceName } from './endpoint.ts';
 
 /**
- * Service-to-service endpoints under /internal/v1 (never routed by the gateway), with the
- * caller's view of their bodies (libs/contract/src/internal.ts). `INTERNAL_CONTRACTS` groups them
+ * Service-to-service endpoints under /internal/v1 (never routed by the gateway), with their
+ * bodies (libs/contract/src/internal.ts). `INTERNAL_CONTRACTS` groups them
  * per caller and owner for the committed snapshots (docs/development.md, "Internal contracts").
  */
-/** An internal endpoint: its owner, its one caller, and the bodies that caller sends (`request`) and parses (`response`, a 200). */
-const internal = <O extends ServiceName>(method: 'GET' | 'POST', path: string, owner: O, caller: ServiceName, bodies: { request?: z.ZodType; response?: z.ZodType } = {}) => ({
-  method,
-  path,
-  owner,
-  auth: 'internal' as const,
-  callers: [caller],
-  ...(bodies.request ? { request: { body: bodies.request } } : {}),
-  ...(bodies.response ? { response: { status: 200, body: bodies.response } } : {}),
-});
+interface InternalBodies {
+  request?: z.ZodType;
+  query?: z.ZodType;
+  response?: z.ZodType;
+}
+type None = Record<never, never>;
+type BodyPart<B> = B extends { request: infer S extends z.ZodType } ? { body: S } : None;
+type QueryPart<B> = B extends { query: infer S extends z.ZodType } ? { query: S } : None;
+/** The entry's `request` and `response`, typed by the schemas given (so `RequestOf`/`ResponseOf` see them). */
+type InternalShapes<B> = (B extends { request: z.ZodType } | { query: z.ZodType } ? { request: BodyPart<B> & QueryPart<B> } : None) &
+  (B extends { response: infer S extends z.ZodType } ? { response: { status: 200; body: S } } : None);
+
+/**
+ * An internal endpoint: its owner, its one caller, the body (`request`) or query (`query`) that
+ * caller sends, and the body the owner answers with a 200 (`response`).
+ */
+const internal = <O extends ServiceName, B extends InternalBodies = None>(method: 'GET' | 'POST', path: string, owner: O, caller: ServiceName, bodies: B = {} as B) => {
+  const { request: body, query, response } = bodies as InternalBodies;
+  const shapes = {
+    ...(body || query ? { request: { ...(body ? { body } : {}), ...(query ? { query } : {}) } } : {}),
+    ...(response ? { response: { status: 200, body: response } } : {}),
+  };
+  return { method, path, owner, auth: 'internal' as const, callers: [caller], ...(shapes as InternalShapes<B>) };
+};
 
 export const INTERNAL_ENDPOINTS = {
   // delivery → webhook (services/delivery/src/clients/webhook-client.ts)
-  internalListEndpoints: internal('GET', '/internal/v1/orgs/:orgId/endpoints', 'webhook', 'delivery', { response: InternalEndpointListSchema }),
-  internalGetWebhook: internal('GET', '/internal/v1/webhooks/:id', 'webhook', 'delivery'),
+  internalListEndpoints: internal('GET', '/internal/v1/orgs/:orgId/endpoints', 'webhook', 'delivery', { query: InternalEndpointQuerySchema, response: InternalEndpointListSchema }),
+  internalGetWebhook: internal('GET', '/internal/v1/webhooks/:id', 'webhook', 'delivery', { response: InternalWebhookStateSchema }),
   internalGetEndpoint: internal('GET', '/internal/v1/webhooks/:id/endpoint', 'webhook', 'delivery', { response: InternalEndpointDetailSchema }),
   internalDeliveryOutcome: internal('POST', '/internal/v1/webhooks/:id/delivery-outcome', 'webhook', 'delivery', {
     request: DeliveryOutcomeRequestSchema,
@@ -50,7 +66,10 @@ export const INTERNAL_ENDPOINTS = {
   internalGetCampaign: internal('GET', '/internal/v1/campaigns/:id', 'campaign', 'issue', { response: InternalCampaignSchema }),
   // integration → issue (services/integration/src/clients/issue-client.ts)
   internalGetIssue: internal('GET', '/internal/v1/issues/:id', 'issue', 'integration', { response: InternalIssueSchema }),
-  internalChangeIssueStatus: internal('POST', '/internal/v1/issues/:id/status', 'issue', 'integration', { request: InternalStatusChangeRequestSchema }),
+  internalChangeIssueStatus: internal('POST', '/internal/v1/issues/:id/status', 'issue', 'integration', {
+    request: InternalStatusChangeRequestSchema,
+    response: InternalIssueSchema,
+  }),
 } satisfies Record<string, Endpoint>;
 
 export interface InternalContract {
