@@ -2,7 +2,7 @@ import { Agent, request } from 'undici';
 import { InternalCampaignSchema } from '@preflight/contract';
 import { outgoingTraceparent } from '@preflight/http';
 import type { ServiceTokens } from '@preflight/service-auth';
-import type { CampaignEntry } from '../storage/campaign-directory.ts';
+import type { CampaignEntry } from '../storage/campaign-entries.ts';
 
 // The campaign service's internal answer: InternalCampaignSchema (libs/contract, internal.ts).
 

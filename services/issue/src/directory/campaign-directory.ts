@@ -1,7 +1,7 @@
 import type { Kysely } from '@preflight/db';
 import type { Logger } from '@preflight/log';
 import { AppError, notFound } from '@preflight/http';
-import { findCampaign, upsertCampaign, type CampaignEntry } from '../storage/campaign-directory.ts';
+import { findCampaign, upsertCampaign, type CampaignEntry } from '../storage/campaign-entries.ts';
 import type { IssueDatabase } from '../storage/schema.ts';
 import { CampaignServiceUnavailable, type CampaignClient } from './campaign-client.ts';
 

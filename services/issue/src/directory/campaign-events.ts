@@ -2,7 +2,7 @@ import { CAMPAIGN_STATUSES, type CampaignStatus } from '@preflight/contract';
 import type { EventHandler } from '@preflight/bus';
 import { decodeEvent, fromTimestamp, kindOfSubject, type DomainEventMessage } from '@preflight/events';
 import type { Logger } from '@preflight/log';
-import { upsertCampaign } from '../storage/campaign-directory.ts';
+import { upsertCampaign } from '../storage/campaign-entries.ts';
 import type { IssueDatabase } from '../storage/schema.ts';
 
 /** The durable consumer that feeds the campaign directory; also labels its inbox rows and metrics. */

@@ -24,7 +24,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // The time of the newest source applied to a directory row (an event's occurred_at, or the
   // moment of a read-through): an older event never overwrites newer data. A status event may
   // arrive before CampaignCreated, so site and creation time can be unknown for a while; such a
-  // row is not used to answer requests (campaign-directory.ts) until they are filled in.
+  // row is not used to answer requests (storage/campaign-entries.ts) until they are filled in.
   await db.schema.alterTable('campaign_directory').addColumn('source_occurred_at', 'timestamptz').execute();
   await sql`update campaign_directory set source_occurred_at = refreshed_at`.execute(db);
   await sql`alter table campaign_directory alter column site_id drop not null, alter column created_at drop not null`.execute(db);

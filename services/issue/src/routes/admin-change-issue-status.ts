@@ -1,15 +1,14 @@
-import { parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { pathId, requireAdmin } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { adminIssueDetail } from './admin-issue-detail.ts';
 import type { Registration } from './context.ts';
-import { ChangeStatusRequestSchema, applyStatusChange } from './status-change.ts';
+import { applyStatusChange } from './status-change.ts';
 
 /** POST /admin/v1/issues/:id/status: one step of the workflow (domain/issue-workflow.ts). */
-export const register: Registration = (app, { db, events }) => {
-  app.post('/admin/v1/issues/:id/status', async (req, res) => {
+export const register: Registration = (app, { db, events }) =>
+  route(app, 'adminChangeIssueStatus', async (req, _res, io) => {
     const orgScope = requireAdmin(req);
     const issueId = pathId(req.params.id, 'issue');
-    const body = parseBody(ChangeStatusRequestSchema, req.body);
-    await applyStatusChange(db, events, issueId, { ...body, origin: null, orgScope });
-    sendJson(req, res, 200, await adminIssueDetail(db, issueId, orgScope));
+    await applyStatusChange(db, events, issueId, { ...io.body, origin: null, orgScope });
+    io.send(await adminIssueDetail(db, issueId, orgScope));
   });
-};

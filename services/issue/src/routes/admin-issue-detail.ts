@@ -1,6 +1,7 @@
 import type { Kysely } from '@preflight/db';
 import { notFound } from '@preflight/http';
-import { toAdminIssue, toInternalIssue, type AdminIssue, type InternalIssue } from '../views/issue-view.ts';
+import type { AdminIssue, InternalIssue } from '@preflight/contract';
+import { toAdminIssue, toInternalIssue } from '../views/issue-view.ts';
 import { historyOf, type IssueHistoryRow } from '../storage/issue-history.ts';
 import { findIssueDetail, type IssueDetailRow } from '../storage/issues.ts';
 import type { IssueDatabase } from '../storage/schema.ts';

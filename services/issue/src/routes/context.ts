@@ -2,7 +2,7 @@ import type { RouteRegistration } from '@preflight/service-kit';
 import type { Kysely } from '@preflight/db';
 import type { CampaignDirectory } from '../directory/campaign-directory.ts';
 import type { IssueFiling } from '../storage/issue-filing.ts';
-import type { EventTarget } from '../storage/outbox.ts';
+import type { EventTarget } from '@preflight/bus';
 import type { IssueDatabase } from '../storage/schema.ts';
 
 /** What a route handler may use; built once in app.ts. */

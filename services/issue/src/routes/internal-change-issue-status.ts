@@ -1,7 +1,8 @@
-import { parseBody, pathId, sendJson } from '@preflight/http';
+import { pathId } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { internalIssueDetail } from './admin-issue-detail.ts';
 import type { Registration } from './context.ts';
-import { InternalChangeStatusRequestSchema, applyStatusChange } from './status-change.ts';
+import { applyStatusChange } from './status-change.ts';
 
 /**
  * POST /internal/v1/issues/:id/status {to, reason?, duplicateOfId?, origin}: the integration
@@ -12,11 +13,9 @@ import { InternalChangeStatusRequestSchema, applyStatusChange } from './status-c
  * routes /internal, so there is no caller to check: only services reach it (the chart's
  * NetworkPolicy admits the gateway and the integration service).
  */
-export const register: Registration = (app, { db, events }) => {
-  app.post('/internal/v1/issues/:id/status', async (req, res) => {
+export const register: Registration = (app, { db, events }) =>
+  route(app, 'internalChangeIssueStatus', async (req, _res, io) => {
     const issueId = pathId(req.params.id, 'issue');
-    const body = parseBody(InternalChangeStatusRequestSchema, req.body);
-    await applyStatusChange(db, events, issueId, body);
-    sendJson(req, res, 200, await internalIssueDetail(db, issueId, { history: true }));
+    await applyStatusChange(db, events, issueId, io.body);
+    io.send(await internalIssueDetail(db, issueId, { history: true }));
   });
-};

@@ -3,7 +3,7 @@ import type { IssueStatus } from '@preflight/contract';
 import { issueAssignedEvent, issueStatusChangedEvent } from '../domain/issue-events.ts';
 import { allowedTransitions, canTransition, type StatusTransition } from '../domain/issue-workflow.ts';
 import { appendHistory } from './issue-history.ts';
-import { enqueueIssueEvent, type EventTarget } from './outbox.ts';
+import { enqueueDomainEvent, type EventTarget } from '@preflight/bus';
 import type { IssueDatabase } from './schema.ts';
 
 /**
@@ -82,7 +82,7 @@ export async function changeIssueStatus(
       occurredAt,
       revision: updated.revision,
     });
-    await enqueueIssueEvent(trx, events, event, issue.org_id);
+    await enqueueDomainEvent(trx, events, event, issue.org_id);
     return { kind: 'changed', transition, revision: updated.revision };
   });
 }
@@ -121,7 +121,7 @@ export async function setIssueAssignee(
       occurredAt: updated.updated_at,
       revision: updated.revision,
     });
-    await enqueueIssueEvent(trx, events, event, issue.org_id);
+    await enqueueDomainEvent(trx, events, event, issue.org_id);
     return true;
   });
 }

@@ -1,7 +1,7 @@
 import { KeyedBatcher, type Kysely } from '@preflight/db';
-import type { CampaignEntry } from './campaign-directory.ts';
+import type { CampaignEntry } from './campaign-entries.ts';
 import { createIssues, type NewIssue } from './issues.ts';
-import type { EventTarget } from './outbox.ts';
+import type { EventTarget } from '@preflight/bus';
 import type { IssueDatabase } from './schema.ts';
 
 /** Most issues filed in one transaction. */

@@ -3,8 +3,8 @@ import { SEVERITY_RANK } from '@preflight/contract';
 import { INITIAL_ISSUE_STATUS } from '../domain/issue-workflow.ts';
 import { issueCreatedEvent } from '../domain/issue-events.ts';
 import type { IssueFields } from '../domain/issue-fields.ts';
-import type { CampaignEntry } from './campaign-directory.ts';
-import { enqueueIssueEvents, type EventTarget } from './outbox.ts';
+import type { CampaignEntry } from './campaign-entries.ts';
+import { enqueueDomainEvents, type EventTarget } from '@preflight/bus';
 import type { IssueDatabase, IssuesTable } from './schema.ts';
 
 export type IssueRow = Selectable<IssuesTable>;
@@ -95,7 +95,7 @@ export async function createIssues(
       });
       return { issue: { id: issue.id, seqNumber: issue.seq_number }, event };
     });
-    await enqueueIssueEvents(trx, events, created.map((c) => c.event), campaign.orgId);
+    await enqueueDomainEvents(trx, events, created.map((c) => c.event), campaign.orgId);
     return created.map((c) => c.issue);
   });
 }
@@ -114,7 +114,7 @@ export async function findIssueDetail(
     .select(['c.name as campaign_name', 'c.site_id', 'c.site_name', 'd.seq_number as duplicate_of_seq_number'])
     .where('i.id', '=', issueId)
     // An issue is only ever filed against a complete directory entry, and entries never lose
-    // their site again (campaign-directory.ts).
+    // their site again (storage/campaign-entries.ts).
     .$narrowType<{ site_id: string }>();
   if (orgScope !== undefined) query = query.where('i.org_id', '=', orgScope);
   return query.executeTakeFirst();

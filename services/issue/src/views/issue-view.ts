@@ -1,4 +1,4 @@
-import type { IssueListQuery, IssuePage, PublicIssue, PublicIssueSummary } from '@preflight/contract';
+import type { AdminIssue, InternalIssue, IssueListQuery, IssuePage, PublicIssue, PublicIssueSummary } from '@preflight/contract';
 import type { IssueHistoryRow } from '../storage/issue-history.ts';
 import type { IssueDetailRow } from '../storage/issues.ts';
 import type { IssueSummaryRow } from '../storage/issue-list.ts';
@@ -63,8 +63,6 @@ export function toPublicIssue(row: IssueDetailRow, history: IssueHistoryRow[]): 
 }
 
 /** The dashboard also sees who filed the issue. */
-export type AdminIssue = PublicIssue & { reporter: string };
-
 export function toAdminIssue(row: IssueDetailRow, history: IssueHistoryRow[]): AdminIssue {
   return { ...toPublicIssue(row, history), reporter: row.reporter };
 }
@@ -73,9 +71,8 @@ export function toAdminIssue(row: IssueDetailRow, history: IssueHistoryRow[]): A
  * The /internal/v1 detail (the integration service): the admin detail plus whose issue it is.
  * `history` is null where the caller does not need it (the plain read: one query, not two).
  */
-export type InternalIssue = Omit<AdminIssue, 'history'> & { history: AdminIssue['history'] | null; orgId: string };
-
 export function toInternalIssue(row: IssueDetailRow, history: IssueHistoryRow[] | null): InternalIssue {
   const admin = toAdminIssue(row, history ?? []);
-  return { ...admin, history: history === null ? null : admin.history, orgId: row.org_id };
+  // status and title restated: never null on a stored issue, as the internal shape says.
+  return { ...admin, status: row.status, title: row.title, history: history === null ? null : admin.history, orgId: row.org_id };
 }

@@ -1,11 +1,12 @@
-import { notFound, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { notFound, pathId, requireAdmin } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { toAdminWebhook } from '../views/webhook-view.ts';
 import { enableWebhook } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
 
 /** POST /admin/v1/webhooks/:id/enable: re-enables (idempotently) and resets the failure streak. */
-export const register: Registration = (app, { db, logger, signal }) => {
-  app.post('/admin/v1/webhooks/:id/enable', async (req, res) => {
+export const register: Registration = (app, { db, logger, signal }) =>
+  route(app, 'adminEnableWebhook', async (req, _res, io) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'webhook');
     const row = await enableWebhook(db, id, orgScope);
@@ -13,6 +14,5 @@ export const register: Registration = (app, { db, logger, signal }) => {
     logger.info({ webhookId: id, orgId: row.org_id }, 'webhook enabled');
     // reset: every delivery replica forgets what its breaker learnt about the endpoint.
     await signal.changed({ orgId: row.org_id, endpointId: id, reset: true });
-    sendJson(req, res, 200, toAdminWebhook(row));
+    io.send(toAdminWebhook(row));
   });
-};

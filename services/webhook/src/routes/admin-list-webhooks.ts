@@ -1,7 +1,8 @@
-import { adminOrgId, sendJson } from '@preflight/http';
+import { adminOrgId } from '@preflight/http';
 import type { Logger } from '@preflight/log';
+import { route } from '@preflight/service-kit';
 import type { DeliveryClient, EndpointStats } from '../clients/delivery-client.ts';
-import { toAdminWebhook, type AdminWebhookWithStats } from '../views/webhook-view.ts';
+import { toAdminWebhook } from '../views/webhook-view.ts';
 import { listWebhooks } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
 
@@ -21,12 +22,10 @@ async function statsOrNothing(delivery: DeliveryClient, ids: string[], logger: L
 }
 
 /** GET /admin/v1/organizations/:orgId/webhooks: the public shape plus consecutiveFailures, disabledAt and stats. */
-export const register: Registration = (app, { db, delivery, logger }) => {
-  app.get('/admin/v1/organizations/:orgId/webhooks', async (req, res) => {
+export const register: Registration = (app, { db, delivery, logger }) =>
+  route(app, 'adminListWebhooks', async (req, _res, io) => {
     const orgId = adminOrgId(req);
     const rows = await listWebhooks(db, orgId);
     const stats = await statsOrNothing(delivery, rows.map((r) => r.id), logger, orgId);
-    const items: AdminWebhookWithStats[] = rows.map((row) => ({ ...toAdminWebhook(row), stats: stats?.get(row.id) ?? null }));
-    sendJson(req, res, 200, items);
+    io.send(rows.map((row) => ({ ...toAdminWebhook(row), stats: stats?.get(row.id) ?? null })));
   });
-};

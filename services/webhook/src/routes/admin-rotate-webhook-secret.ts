@@ -1,29 +1,22 @@
-import { z } from 'zod';
-import { notFound, parseBody, pathId, requireAdmin, sendJson } from '@preflight/http';
+import { AdminRotateWebhookSecretRequestSchema } from '@preflight/contract';
+import { notFound, parseBody, pathId, requireAdmin } from '@preflight/http';
 import { newSigningSecret, openSecret, sealSecret, SecretUnavailableError, type SealedSecret } from '@preflight/secret-box';
+import { route } from '@preflight/service-kit';
 import { secretContext } from '../domain/secret-context.ts';
 import { lockWebhook, replaceSecret, sealedSecret } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
-
-export const DEFAULT_GRACE_HOURS = 24;
-export const MAX_GRACE_HOURS = 72;
-
-const GRACE_ERROR = { error: `graceHours must be a whole number of hours from 0 to ${MAX_GRACE_HOURS}.` };
-const RotateSecretSchema = z.strictObject({
-  graceHours: z.number(GRACE_ERROR).int(GRACE_ERROR).min(0, GRACE_ERROR).max(MAX_GRACE_HOURS, GRACE_ERROR).default(DEFAULT_GRACE_HOURS),
-});
 
 /**
  * POST /admin/v1/webhooks/:id/secret/rotate `{graceHours?}` (admin-api-v1.md): a new signing
  * secret, shown only in this answer; the one it replaces keeps signing deliveries beside it for
  * `graceHours` (0: not at all). Rotating again during a grace drops the older previous secret.
  */
-export const register: Registration = (app, { db, keys, logger, signal }) => {
-  app.post('/admin/v1/webhooks/:id/secret/rotate', async (req, res) => {
+export const register: Registration = (app, { db, keys, logger, signal }) =>
+  route(app, 'adminRotateWebhookSecret', async (req, _res, io) => {
     const orgScope = requireAdmin(req);
     const id = pathId(req.params.id, 'webhook');
-    // The body is optional: no body rotates with the default grace.
-    const { graceHours } = parseBody(RotateSecretSchema, req.body ?? {});
+    // The manifest's schema, but not io.body: that requires a body, and no body rotates with the default grace.
+    const { graceHours } = parseBody(AdminRotateWebhookSecretRequestSchema, req.body ?? {});
     const context = secretContext(id);
     const secret = newSigningSecret();
     // The row lock orders concurrent rotations: each keeps the secret current when it runs.
@@ -47,6 +40,5 @@ export const register: Registration = (app, { db, keys, logger, signal }) => {
     if (!rotated) throw notFound('webhook', id);
     logger.info({ webhookId: id, orgId: rotated.orgId, graceHours }, 'webhook secret rotated');
     await signal.changed({ orgId: rotated.orgId, endpointId: id });
-    sendJson(req, res, 200, { secret, previousSecretExpiresAt: rotated.expiresAt.toISOString() });
+    io.send({ secret, previousSecretExpiresAt: rotated.expiresAt.toISOString() });
   });
-};

@@ -12,8 +12,9 @@ import type { RouteContext } from './context.ts';
  * The one creation path, shared by POST /api/v1/webhooks and the settings page's
  * POST /admin/v1/organizations/:orgId/webhooks (spec section 1 rule 3: the same kind of
  * endpoint, only `source` differs). Checks the contract's shape, the event names and the URL
- * rules, answering every problem at once (422), then inserts. The plaintext secret leaves only
- * in the returned body.
+ * rules, answering every problem at once (422: so the routes hand it the raw body, not io.body,
+ * which would answer the shape's problems alone), then inserts. The plaintext secret leaves
+ * only in the returned body.
  */
 export async function createWebhook(ctx: RouteContext, rawBody: unknown, orgId: string, source: WebhookSource): Promise<CreateWebhookResponse> {
   const errors: FieldErrors = {};

@@ -1,36 +1,20 @@
-import { z } from 'zod';
-import { parseBody, sendJson } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { AUTO_DISABLE_AFTER, recordDeliveryOutcomes, recordSuccesses, type EndpointState } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
-
-/** Bounds one request's work (and its transaction) whatever the caller sends. */
-export const MAX_OUTCOMES_PER_CALL = 500;
-
-const DeliveryOutcomesSchema = z.strictObject({
-  outcomes: z
-    .array(
-      z.strictObject({
-        webhookId: z.uuid({ error: 'Must be a webhook id.' }),
-        delivered: z.boolean({ error: 'Must be true or false.' }),
-      }),
-    )
-    .min(1, { error: 'At least one outcome.' })
-    .max(MAX_OUTCOMES_PER_CALL, { error: `At most ${MAX_OUTCOMES_PER_CALL} outcomes.` }),
-});
 
 /**
  * POST /internal/v1/delivery-outcomes {outcomes: [{webhookId, delivered}]}: the batched form of
  * `/webhooks/:id/delivery-outcome`, so the delivery service reports many final deliveries with
  * one call: one statement for the endpoints with successes alone (`recordSuccesses`), one
  * transaction for those with a failure (`recordDeliveryOutcomes`), instead of one call and one
- * UPDATE per delivery.
+ * UPDATE per delivery (at most MAX_DELIVERY_OUTCOMES_PER_CALL outcomes, libs/contract).
  * Outcomes are applied in the order given (a streak of failures counts the same as when
  * reported one by one); the answer lists, in the same order, the endpoint's state after each
  * one, or `null` for an unknown (deleted) endpoint.
  */
-export const register: Registration = (app, { db, logger }) => {
-  app.post('/internal/v1/delivery-outcomes', async (req, res) => {
-    const { outcomes } = parseBody(DeliveryOutcomesSchema, req.body);
+export const register: Registration = (app, { db, logger }) =>
+  route(app, 'internalDeliveryOutcomes', async (_req, _res, io) => {
+    const { outcomes } = io.body;
     const reported = outcomes.map((o) => ({ id: o.webhookId.toLowerCase(), delivered: o.delivered }));
     // Endpoints with successes alone (those that keep delivering, most of any report) need no
     // locks: one statement. Only those with a failure are locked and counted in order, so a
@@ -55,6 +39,5 @@ export const register: Registration = (app, { db, logger }) => {
       }
       return { webhookId, state: row ? { isEnabled: row.is_enabled, consecutiveFailures: row.consecutive_failures } : null };
     });
-    sendJson(req, res, 200, { results });
+    io.send({ results });
   });
-};

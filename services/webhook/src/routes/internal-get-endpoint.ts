@@ -1,4 +1,5 @@
-import { conflict, notFound, pathId, sendJson } from '@preflight/http';
+import { conflict, notFound, pathId } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { endpointById } from '../storage/webhooks.ts';
 import { endpointSecretsOrUnsignable, includesUnsignable } from '../views/endpoint-secrets.ts';
 import type { Registration } from './context.ts';
@@ -11,13 +12,12 @@ import type { Registration } from './context.ts';
  * deployment's keys cannot open is logged as an error and answered `secretUnavailable: true`
  * with no secret when the caller asks for that (the send then waits for the key), else 409.
  */
-export const register: Registration = (app, { db, keys, logger, secretFailures }) => {
-  app.get('/internal/v1/webhooks/:id/endpoint', async (req, res) => {
+export const register: Registration = (app, { db, keys, logger, secretFailures }) =>
+  route(app, 'internalGetEndpoint', async (req, _res, io) => {
     const id = pathId(req.params.id, 'webhook');
     const row = await endpointById(db, id);
     if (!row) throw notFound('webhook', id);
     const secrets = endpointSecretsOrUnsignable(keys, row, logger, { includeUnsignable: includesUnsignable(req.query), failed: secretFailures });
     if (!secrets) throw conflict("the endpoint's secret cannot be decrypted with this deployment's keys");
-    sendJson(req, res, 200, { id, orgId: row.org_id, url: row.url, events: row.events, isEnabled: row.is_enabled, ...secrets });
+    io.send({ id, orgId: row.org_id, url: row.url, events: row.events, isEnabled: row.is_enabled, ...secrets });
   });
-};

@@ -1,4 +1,5 @@
-import { notFound, pathId, sendJson } from '@preflight/http';
+import { notFound, pathId } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { webhookState } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
 
@@ -9,11 +10,10 @@ import type { Registration } from './context.ts';
  * delivered to from one that does not exist, and whose an endpoint is when a console member
  * calls its admin routes. No secret or URL: `/endpoint` has those.
  */
-export const register: Registration = (app, { db }) => {
-  app.get('/internal/v1/webhooks/:id', async (req, res) => {
+export const register: Registration = (app, { db }) =>
+  route(app, 'internalGetWebhook', async (req, _res, io) => {
     const id = pathId(req.params.id, 'webhook');
     const row = await webhookState(db, id);
     if (!row) throw notFound('webhook', id);
-    sendJson(req, res, 200, { id, orgId: row.org_id, isEnabled: row.is_enabled });
+    io.send({ id, orgId: row.org_id, isEnabled: row.is_enabled });
   });
-};

@@ -1,16 +1,9 @@
-import { z } from 'zod';
-import { EMITTED_EVENT_TYPES, RESERVED_EVENT_TYPES } from '@preflight/contract';
-import { parseQuery, pathId, sendJson } from '@preflight/http';
+import type { ResponseOf } from '@preflight/contract';
+import { pathId } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import { endpointsFor } from '../storage/webhooks.ts';
 import { endpointSecretsOrUnsignable, includesUnsignable } from '../views/endpoint-secrets.ts';
 import type { Registration } from './context.ts';
-
-const EndpointQuerySchema = z.object({
-  unsignable: z.literal('include').optional(),
-  eventType: z.enum([...EMITTED_EVENT_TYPES, ...RESERVED_EVENT_TYPES], {
-    error: (issue) => (issue.input === undefined ? 'eventType is required.' : 'eventType must be an event name.'),
-  }),
-});
 
 /**
  * GET /internal/v1/orgs/:orgId/endpoints?eventType=X[&unsignable=include]: for the delivery
@@ -22,17 +15,16 @@ const EndpointQuerySchema = z.object({
  * so the delivery service holds its deliveries until the key is back; a caller that does not
  * ask for that (a delivery service from before it) gets the endpoint left out, as before.
  */
-export const register: Registration = (app, { db, keys, logger, secretFailures }) => {
-  app.get('/internal/v1/orgs/:orgId/endpoints', async (req, res) => {
+export const register: Registration = (app, { db, keys, logger, secretFailures }) =>
+  route(app, 'internalListEndpoints', async (req, _res, io) => {
     const orgId = pathId(req.params.orgId, 'organization');
-    const { eventType } = parseQuery(EndpointQuerySchema, req.query);
-    const includeUnsignable = includesUnsignable(req.query);
-    const rows = await endpointsFor(db, orgId, eventType);
-    const endpoints = [];
+    const query = io.query;
+    const includeUnsignable = includesUnsignable(query);
+    const rows = await endpointsFor(db, orgId, query.eventType);
+    const endpoints: ResponseOf<'internalListEndpoints'> = [];
     for (const row of rows) {
       const secrets = endpointSecretsOrUnsignable(keys, row, logger, { includeUnsignable, failed: secretFailures });
       if (secrets) endpoints.push({ id: row.id, url: row.url, ...secrets, events: row.events });
     }
-    sendJson(req, res, 200, endpoints);
+    io.send(endpoints);
   });
-};

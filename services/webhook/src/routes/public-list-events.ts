@@ -1,11 +1,11 @@
-import { EMITTED_EVENT_TYPES, type ResponseOf } from '@preflight/contract';
-import { requireApiKey, sendJson } from '@preflight/http';
+import { EMITTED_EVENT_TYPES } from '@preflight/contract';
+import { requireApiKey } from '@preflight/http';
+import { route } from '@preflight/service-kit';
 import type { Registration } from './context.ts';
 
 /** GET /api/v1/events (spec 4.6): the names of the events emitted today, in spec 6.2 order. */
-export const register: Registration = (app) => {
-  app.get('/api/v1/events', (req, res) => {
+export const register: Registration = (app) =>
+  route(app, 'listEvents', (req, _res, io) => {
     requireApiKey(req);
-    sendJson(req, res, 200, [...EMITTED_EVENT_TYPES] satisfies ResponseOf<'listEvents'>);
+    io.send([...EMITTED_EVENT_TYPES]);
   });
-};

@@ -1,5 +1,4 @@
-import type { PublicWebhook } from '@preflight/contract';
-import type { EndpointStats } from '../clients/delivery-client.ts';
+import type { AdminWebhook, PublicWebhook } from '@preflight/contract';
 import type { WebhookRow } from '../storage/webhooks.ts';
 
 /** Rows to the public shape of spec 2.9: every field present; never the secret. */
@@ -16,11 +15,6 @@ export function toPublicWebhook(row: WebhookRow): PublicWebhook {
 }
 
 /** The settings page also sees the failure streak and when the endpoint was auto-disabled. */
-export type AdminWebhook = PublicWebhook & { consecutiveFailures: number; disabledAt: string | null };
-
 export function toAdminWebhook(row: WebhookRow): AdminWebhook {
   return { ...toPublicWebhook(row), consecutiveFailures: row.consecutive_failures, disabledAt: row.disabled_at?.toISOString() ?? null };
 }
-
-/** The admin list's item: the delivery service's numbers for the endpoint, null when it could not give them. */
-export type AdminWebhookWithStats = AdminWebhook & { stats: EndpointStats | null };
