@@ -50,7 +50,7 @@ export function eventJobsHandler(subjectPrefix: string, logger: Logger): BatchEv
     const names = await campaignNames(trx, [...new Set(scoped.map(({ event }) => event.message.campaignId))]);
     const jobs: NewJob[] = [];
     for (const { id, event } of scoped) {
-      const reached = (connections.get(event.message.orgId) ?? []).filter((c) => c.campaign_ids === null || c.campaign_ids.includes(event.message.campaignId));
+      const reached = (connections.get(event.message.orgId) ?? []).filter((c) => c.campaignIds === null || c.campaignIds.includes(event.message.campaignId));
       if (reached.length > 0) jobs.push(...(await jobsFor(trx, id, event, reached, names)));
     }
     const queued = await enqueueJobs(trx, jobs);
@@ -101,7 +101,7 @@ async function jobsFor(trx: Trx, eventId: string, event: DomainEvent, connection
     } else if (publicEvent && c.events.includes(publicEvent.eventType)) {
       const payload = announcePayload(event, publicEvent.eventType, names);
       // The severity floor is about issues; a campaign's events always pass it.
-      if (payload && (payload.event === 'Other' || passesSeverity(c.min_severity, payload.severity))) {
+      if (payload && (payload.event === 'Other' || passesSeverity(c.minSeverity, payload.severity))) {
         jobs.push({ connectionId: c.id, issueId: payload.issueId, action: 'announce', dedupeKey: `${eventId}:announce`, payload: payload as unknown as Record<string, unknown> });
       }
     }
@@ -112,7 +112,7 @@ async function jobsFor(trx: Trx, eventId: string, event: DomainEvent, connection
 async function trackerJob(trx: Trx, c: LiveConnection, eventId: string, event: DomainEvent): Promise<NewJob | undefined> {
   if (event.kind === 'IssueCreated') {
     const m = event.message;
-    if (!c.events.includes('IssueCreated') || !passesSeverity(c.min_severity, m.severity)) return undefined;
+    if (!c.events.includes('IssueCreated') || !passesSeverity(c.minSeverity, m.severity)) return undefined;
     return { connectionId: c.id, issueId: m.issueId, action: 'create', dedupeKey: `${eventId}:create`, payload: { issueId: m.issueId } };
   }
   if (event.kind === 'IssueStatusChanged') {

@@ -95,15 +95,15 @@ export const register: Registration = (app, ctx) =>
       return answer('ignored');
     }
     if (connection.paused) {
-      await recordActivity(ctx.db, { ...base, issueId: link.issue_id, outcome: 'skipped', error: 'the connection is paused' });
+      await recordActivity(ctx.db, { ...base, issueId: link.issueId, outcome: 'skipped', error: 'the connection is paused' });
       return answer('ignored');
     }
     if (link.state === change.state) {
-      await recordActivity(ctx.db, { ...base, issueId: link.issue_id, outcome: 'skipped', error: `echo: the tracker issue is already ${change.state}, as last synced` });
+      await recordActivity(ctx.db, { ...base, issueId: link.issueId, outcome: 'skipped', error: `echo: the tracker issue is already ${change.state}, as last synced` });
       return answer('ignored');
     }
-    const payload: InboundPayload = { issueId: link.issue_id, externalId: change.externalId, externalKey: change.externalKey, state: change.state, change: change.change };
-    await enqueueJobs(ctx.db, [{ connectionId: connection.id, issueId: link.issue_id, action: 'apply-inbound', dedupeKey: deliveryKey(req.headers, raw), payload: payload as unknown as Record<string, unknown> }]);
+    const payload: InboundPayload = { issueId: link.issueId, externalId: change.externalId, externalKey: change.externalKey, state: change.state, change: change.change };
+    await enqueueJobs(ctx.db, [{ connectionId: connection.id, issueId: link.issueId, action: 'apply-inbound', dedupeKey: deliveryKey(req.headers, raw), payload: payload as unknown as Record<string, unknown> }]);
     ctx.worker.kick();
     // 200, not 202: Linear counts anything but 200 as a failed delivery.
     answer('accepted');

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Selectable } from '@preflight/db';
 import type { Statement } from './statement.ts';
-import type { ActivityOutcome, ActivityTable, IntegrationDatabase } from './schema.ts';
+import type { ActivityOutcome, ActivityTable, Camel, IntegrationDatabase } from './schema.ts';
 
-export type ActivityRow = Selectable<ActivityTable>;
+export type ActivityRow = Camel<Selectable<ActivityTable>>;
 
 
 export interface ActivityEntry {
@@ -44,7 +44,10 @@ export function recordActivitiesStatement(entries: readonly ActivityEntry[]): St
 
 /** Newest first. */
 export async function listActivity(db: Kysely<IntegrationDatabase>, connectionId: string, limit: number): Promise<ActivityRow[]> {
-  return db.selectFrom('activity').selectAll().where('connection_id', '=', connectionId).orderBy('at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return db
+    .selectFrom('activity')
+    .select(['id', 'connection_id as connectionId', 'at', 'direction', 'issue_id as issueId', 'action', 'outcome', 'status_code as statusCode', 'error', 'external_key as externalKey'])
+    .where('connection_id', '=', connectionId).orderBy('at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
 export async function pruneActivity(db: Kysely<IntegrationDatabase>, olderThanDays: number): Promise<number> {

@@ -3,9 +3,36 @@ import { sql, type Kysely, type Selectable, type Transaction } from '@preflight/
 import type { SealedSecret } from '@preflight/secret-box';
 import type { Statement } from './statement.ts';
 import type { ConnectionKind } from '../providers/provider.ts';
-import type { ConnectionStatus, ConnectionsTable, IntegrationDatabase } from './schema.ts';
+import type { Camel, ConnectionStatus, ConnectionsTable, IntegrationDatabase } from './schema.ts';
 
-export type ConnectionRow = Selectable<ConnectionsTable>;
+export type ConnectionRow = Camel<Selectable<ConnectionsTable>>;
+
+/** Every column of a connection, camelCase. */
+export const CONNECTION_COLUMNS = [
+  'id',
+  'org_id as orgId',
+  'kind',
+  'name',
+  'config',
+  'credentials_key_id as credentialsKeyId',
+  'credentials_iv as credentialsIv',
+  'credentials_ciphertext as credentialsCiphertext',
+  'credentials_tag as credentialsTag',
+  'inbound_key_id as inboundKeyId',
+  'inbound_iv as inboundIv',
+  'inbound_ciphertext as inboundCiphertext',
+  'inbound_tag as inboundTag',
+  'campaign_ids as campaignIds',
+  'events',
+  'min_severity as minSeverity',
+  'paused',
+  'status',
+  'last_error as lastError',
+  'last_success_at as lastSuccessAt',
+  'created_at as createdAt',
+  'updated_at as updatedAt',
+  'deleted_at as deletedAt',
+] as const;
 
 export interface NewConnection {
   id: string;
@@ -34,15 +61,15 @@ const credentialColumns = (s: SealedSecret) => ({ credentials_key_id: s.keyId, c
 const inboundColumns = (s: SealedSecret | null) => ({ inbound_key_id: s?.keyId ?? null, inbound_iv: s?.iv ?? null, inbound_ciphertext: s?.ciphertext ?? null, inbound_tag: s?.tag ?? null });
 
 export const credentialsOf = (row: ConnectionRow): SealedSecret => ({
-  keyId: row.credentials_key_id,
-  iv: row.credentials_iv,
-  ciphertext: row.credentials_ciphertext,
-  tag: row.credentials_tag,
+  keyId: row.credentialsKeyId,
+  iv: row.credentialsIv,
+  ciphertext: row.credentialsCiphertext,
+  tag: row.credentialsTag,
 });
 
 export const inboundSecretOf = (row: ConnectionRow): SealedSecret | null =>
-  row.inbound_key_id && row.inbound_iv && row.inbound_ciphertext && row.inbound_tag
-    ? { keyId: row.inbound_key_id, iv: row.inbound_iv, ciphertext: row.inbound_ciphertext, tag: row.inbound_tag }
+  row.inboundKeyId && row.inboundIv && row.inboundCiphertext && row.inboundTag
+    ? { keyId: row.inboundKeyId, iv: row.inboundIv, ciphertext: row.inboundCiphertext, tag: row.inboundTag }
     : null;
 
 export async function insertConnection(db: Kysely<IntegrationDatabase>, c: NewConnection): Promise<ConnectionRow> {
@@ -60,24 +87,29 @@ export async function insertConnection(db: Kysely<IntegrationDatabase>, c: NewCo
       events: c.events,
       min_severity: c.minSeverity,
     })
-    .returningAll()
+    .returning(CONNECTION_COLUMNS)
     .executeTakeFirstOrThrow();
 }
 
 /** Newest first; deleted connections are gone. */
 export async function listConnections(db: Kysely<IntegrationDatabase>, orgId: string): Promise<ConnectionRow[]> {
-  return db.selectFrom('connections').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+  return db.selectFrom('connections').select(CONNECTION_COLUMNS).where('org_id', '=', orgId).where('deleted_at', 'is', null).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
 }
 
 /** A connection that is not deleted; undefined too when it is outside `orgScope` (a console member's organisation). */
 export async function findConnection(db: Kysely<IntegrationDatabase>, id: string, orgScope?: string): Promise<ConnectionRow | undefined> {
   return db
     .selectFrom('connections')
-    .selectAll()
+    .select(CONNECTION_COLUMNS)
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
     .$if(orgScope !== undefined, (qb) => qb.where('org_id', '=', orgScope!))
     .executeTakeFirst();
+}
+
+/** These connections as they are now, deleted ones included (the worker's rows of claimed jobs). */
+export async function connectionsWithIds(db: Kysely<IntegrationDatabase>, ids: string[]): Promise<ConnectionRow[]> {
+  return db.selectFrom('connections').select(CONNECTION_COLUMNS).where('id', 'in', ids).execute();
 }
 
 /**
@@ -101,7 +133,7 @@ export async function updateConnection(db: Kysely<IntegrationDatabase>, id: stri
       })
       .where('id', '=', id)
       .where('deleted_at', 'is', null)
-      .returningAll()
+      .returning(CONNECTION_COLUMNS)
       .executeTakeFirst();
     if (row && (change.credentials || change.config)) {
       await trx.updateTable('jobs').set({ due_at: sql<Date>`now()` }).where('connection_id', '=', id).where('state', '=', 'pending').execute();
@@ -164,7 +196,7 @@ export async function recordConnectionHealth(db: Kysely<IntegrationDatabase> | T
 }
 
 /** What the consumer needs of a connection to decide which jobs an event makes for it. */
-export type LiveConnection = Pick<ConnectionRow, 'id' | 'org_id' | 'kind' | 'campaign_ids' | 'events' | 'min_severity'>;
+export type LiveConnection = Pick<ConnectionRow, 'id' | 'orgId' | 'kind' | 'campaignIds' | 'events' | 'minSeverity'>;
 
 /**
  * The live, unpaused connections of these organisations, by organisation (one query for a
@@ -173,11 +205,11 @@ export type LiveConnection = Pick<ConnectionRow, 'id' | 'org_id' | 'kind' | 'cam
 export async function liveConnectionsOf(db: Kysely<IntegrationDatabase> | Transaction<IntegrationDatabase>, orgIds: string[]): Promise<Map<string, LiveConnection[]>> {
   const byOrg = new Map<string, LiveConnection[]>();
   if (orgIds.length === 0) return byOrg;
-  const rows = await liveIn(db, orgIds).select(['id', 'org_id', 'kind', 'campaign_ids', 'events', 'min_severity']).execute();
+  const rows = await liveIn(db, orgIds).select(['id', 'org_id as orgId', 'kind', 'campaign_ids as campaignIds', 'events', 'min_severity as minSeverity']).execute();
   for (const row of rows) {
-    const list = byOrg.get(row.org_id);
+    const list = byOrg.get(row.orgId);
     if (list) list.push(row);
-    else byOrg.set(row.org_id, [row]);
+    else byOrg.set(row.orgId, [row]);
   }
   return byOrg;
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable, type Transaction } from '@preflight/db';
 import type { Statement } from './statement.ts';
-import type { IntegrationDatabase, JobAction, JobsTable } from './schema.ts';
+import type { Camel, IntegrationDatabase, JobAction, JobsTable } from './schema.ts';
 
-export type JobRow = Selectable<JobsTable>;
+export type JobRow = Camel<Selectable<JobsTable>>;
 
 /** Channel the insert of a due job notifies, so an idle worker starts at once. */
 export const JOBS_CHANNEL = 'integration_jobs';
@@ -38,7 +38,7 @@ export async function enqueueJobs(trx: Transaction<IntegrationDatabase> | Kysely
  * A claimed job, with the version (`updated_at`) of its connection's row at the claim and, for
  * a `create`, whether its issue was linked on the connection then (null for other actions).
  */
-export type ClaimedJob = JobRow & { connection_version: Date; linked: boolean | null };
+export type ClaimedJob = JobRow & { connectionVersion: Date; linked: boolean | null };
 
 /** What a claim took, and whether another claim took some of the jobs it chose first (claim again). */
 export interface Claim {
@@ -103,7 +103,9 @@ export async function claimJobs(
         from locked
         join connections c on c.id = locked.connection_id
        where j.id = locked.id
-      returning j.*, c.updated_at as connection_version,
+      returning j.id, j.connection_id as "connectionId", j.issue_id as "issueId", j.action, j.dedupe_key as "dedupeKey", j.payload, j.state, j.attempts,
+                j.due_at as "dueAt", j.lease_until as "leaseUntil", j.last_error as "lastError", j.created_at as "createdAt", j.finished_at as "finishedAt",
+                c.updated_at as "connectionVersion",
                 case when j.action = 'create' then exists (select 1 from links l where l.connection_id = j.connection_id and l.issue_id = j.issue_id) end as linked
     )
     select n.chosen, claimed.* from (select count(*) as chosen from chosen) n left join claimed on true`.execute(db);

@@ -1,20 +1,22 @@
 import { sql, type Kysely, type Selectable } from '@preflight/db';
 import type { ConnectionKind, ExternalIssue } from '../providers/provider.ts';
-import type { IntegrationDatabase, LinksTable } from './schema.ts';
+import type { Camel, IntegrationDatabase, LinksTable } from './schema.ts';
 
-export type LinkRow = Selectable<LinksTable>;
+export type LinkRow = Camel<Selectable<LinksTable>>;
+
+const LINK_COLUMNS = ['connection_id as connectionId', 'issue_id as issueId', 'external_id as externalId', 'external_key as externalKey', 'url', 'state', 'synced_at as syncedAt'] as const;
 
 /** A link with the kind of its connection (linksOfIssue). */
-export type IssueLinkRow = Pick<LinkRow, 'connection_id' | 'external_key' | 'url' | 'synced_at'> & { kind: ConnectionKind };
+export type IssueLinkRow = Pick<LinkRow, 'connectionId' | 'externalKey' | 'url' | 'syncedAt'> & { kind: ConnectionKind };
 
-export const externalIssueOf = (row: LinkRow): ExternalIssue => ({ externalId: row.external_id, externalKey: row.external_key, url: row.url, state: row.state });
+export const externalIssueOf = (row: LinkRow): ExternalIssue => ({ externalId: row.externalId, externalKey: row.externalKey, url: row.url, state: row.state });
 
 export async function findLink(db: Kysely<IntegrationDatabase>, connectionId: string, issueId: string): Promise<LinkRow | undefined> {
-  return db.selectFrom('links').selectAll().where('connection_id', '=', connectionId).where('issue_id', '=', issueId).executeTakeFirst();
+  return db.selectFrom('links').select(LINK_COLUMNS).where('connection_id', '=', connectionId).where('issue_id', '=', issueId).executeTakeFirst();
 }
 
 export async function findLinkByExternalId(db: Kysely<IntegrationDatabase>, connectionId: string, externalId: string): Promise<LinkRow | undefined> {
-  return db.selectFrom('links').selectAll().where('connection_id', '=', connectionId).where('external_id', '=', externalId).executeTakeFirst();
+  return db.selectFrom('links').select(LINK_COLUMNS).where('connection_id', '=', connectionId).where('external_id', '=', externalId).executeTakeFirst();
 }
 
 /** Records (or refreshes) the link after the tracker answered; `state` is what the tracker now says. */
@@ -40,7 +42,7 @@ export async function linksOfIssue(db: Kysely<IntegrationDatabase>, issueId: str
   return db
     .selectFrom('links')
     .innerJoin('connections', 'connections.id', 'links.connection_id')
-    .select(['links.connection_id', 'connections.kind', 'links.external_key', 'links.url', 'links.synced_at'])
+    .select(['links.connection_id as connectionId', 'connections.kind', 'links.external_key as externalKey', 'links.url', 'links.synced_at as syncedAt'])
     .where('links.issue_id', '=', issueId)
     .where('connections.deleted_at', 'is', null)
     .$if(orgScope !== undefined, (qb) => qb.where('connections.org_id', '=', orgScope!))

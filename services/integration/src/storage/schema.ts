@@ -3,6 +3,10 @@ import type { ColumnType, Generated } from '@preflight/db';
 import type { ConnectionKind } from '../providers/provider.ts';
 
 /** Table types of the integration schema (migrations/0001_init.ts). */
+
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+/** A row as storage returns it: every column camelCase (aliased in the SQL, so no per-row work). */
+export type Camel<Row> = { [K in keyof Row as K extends string ? CamelCase<K> : K]: Row[K] };
 type DefaultedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Defaulted<T> = ColumnType<T, T | undefined, T>;
 

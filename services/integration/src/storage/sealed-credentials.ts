@@ -1,7 +1,7 @@
 import { sql, writeSealedColumns, type Kysely } from '@preflight/db';
 import type { Resealed, SealedRow, SealedStore } from '@preflight/secret-box';
 import { credentialsContext, inboundSecretContext, UNDECRYPTABLE } from '../domain/sealing.ts';
-import { credentialsOf, inboundSecretOf } from './connections.ts';
+import { CONNECTION_COLUMNS, credentialsOf, inboundSecretOf } from './connections.ts';
 import type { IntegrationDatabase } from './schema.ts';
 
 /** The kinds of sealed part a connection holds (the gauge's and the report's labels). */
@@ -16,7 +16,7 @@ export const sealedCredentials = (db: Kysely<IntegrationDatabase>): SealedStore 
 
 /** Live connections' sealed credentials and inbound secrets after `afterId`, in id order (deleted ones are never opened again). */
 export async function sealedCredentialsPage(db: Kysely<IntegrationDatabase>, afterId: string | undefined, limit: number): Promise<SealedRow[]> {
-  let query = db.selectFrom('connections').selectAll().where('deleted_at', 'is', null).orderBy('id').limit(limit);
+  let query = db.selectFrom('connections').select(CONNECTION_COLUMNS).where('deleted_at', 'is', null).orderBy('id').limit(limit);
   if (afterId !== undefined) query = query.where('id', '>', afterId);
   const rows = await query.execute();
   return rows.map((row) => {

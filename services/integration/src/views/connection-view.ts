@@ -11,14 +11,14 @@ function settingsOf(row: ConnectionRow) {
     kind: row.kind,
     name: row.name,
     config: row.config,
-    campaignIds: row.campaign_ids,
+    campaignIds: row.campaignIds,
     events: row.events,
-    minSeverity: row.min_severity,
+    minSeverity: row.minSeverity,
     paused: row.paused,
     status: row.status,
-    lastError: row.last_error,
-    lastSuccessAt: row.last_success_at?.toISOString() ?? null,
-    createdAt: row.created_at.toISOString(),
+    lastError: row.lastError,
+    lastSuccessAt: row.lastSuccessAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
   };
 }
 
@@ -36,15 +36,15 @@ export function toActivity(row: ActivityRow): ResponseOf<'adminListIntegrationAc
   return {
     at: row.at.toISOString(),
     direction: row.direction,
-    issueId: row.issue_id,
+    issueId: row.issueId,
     action: row.action,
     outcome: row.outcome,
-    statusCode: row.status_code,
+    statusCode: row.statusCode,
     error: row.error,
-    externalKey: row.external_key,
+    externalKey: row.externalKey,
   };
 }
 
 export function toIssueLink(row: IssueLinkRow): ResponseOf<'adminListIssueLinks'>[number] {
-  return { integrationId: row.connection_id, kind: row.kind, externalKey: row.external_key, url: row.url, syncedAt: row.synced_at.toISOString() };
+  return { integrationId: row.connectionId, kind: row.kind, externalKey: row.externalKey, url: row.url, syncedAt: row.syncedAt.toISOString() };
 }

@@ -82,7 +82,7 @@ async function announce(deps: ActionDeps, connection: ConnectionRow, p: Announce
  */
 async function createTrackerIssue(deps: ActionDeps, connection: ConnectionRow & { kind: TrackerKind }, p: CreatePayload, attempt: number, linkedAtClaim: boolean | null): Promise<ActionOutcome> {
   const existing = linkedAtClaim === false ? undefined : await findLink(deps.db, connection.id, p.issueId);
-  if (existing) return done({ direction: 'out', issueId: p.issueId, action: 'create', outcome: 'skipped', externalKey: existing.external_key, error: 'already linked' });
+  if (existing) return done({ direction: 'out', issueId: p.issueId, action: 'create', outcome: 'skipped', externalKey: existing.externalKey, error: 'already linked' });
   const issue = await deps.issues.issue(p.issueId);
   if (!issue) return done({ direction: 'out', issueId: p.issueId, action: 'create', outcome: 'skipped', error: 'the issue no longer exists' });
   const client = deps.clients.tracker(connection);
@@ -104,11 +104,11 @@ async function syncStatus(deps: ActionDeps, connection: ConnectionRow & { kind: 
     return done({ direction: 'out', issueId: p.issueId, action: 'sync-status', outcome: 'skipped', error: 'no linked tracker issue' });
   }
   const issue = await deps.issues.issue(p.issueId);
-  if (!issue) return done({ direction: 'out', issueId: p.issueId, action: 'sync-status', outcome: 'skipped', externalKey: link.external_key, error: 'the issue no longer exists' });
+  if (!issue) return done({ direction: 'out', issueId: p.issueId, action: 'sync-status', outcome: 'skipped', externalKey: link.externalKey, error: 'the issue no longer exists' });
   const moved = await deps.clients.tracker(connection).syncStatus(externalIssueOf(link), issue.status, p.reason);
-  if (!moved) return done({ direction: 'out', issueId: p.issueId, action: 'sync-status', outcome: 'skipped', externalKey: link.external_key, error: `already ${link.state}` });
+  if (!moved) return done({ direction: 'out', issueId: p.issueId, action: 'sync-status', outcome: 'skipped', externalKey: link.externalKey, error: `already ${link.state}` });
   await setLinkState(deps.db, connection.id, p.issueId, moved.state);
-  return done({ direction: 'out', issueId: p.issueId, action: 'sync-status', outcome: 'succeeded', externalKey: link.external_key, statusCode: 200 });
+  return done({ direction: 'out', issueId: p.issueId, action: 'sync-status', outcome: 'succeeded', externalKey: link.externalKey, statusCode: 200 });
 }
 
 /** A verified tracker change, through the issue service's workflow (history, events, webhooks). */

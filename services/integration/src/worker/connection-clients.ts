@@ -25,7 +25,7 @@ export class ConnectionClients {
   ) {}
 
   #client(row: ConnectionRow): ChatClient | TrackerClient {
-    const version = row.updated_at.getTime();
+    const version = row.updatedAt.getTime();
     const cached = this.#cache.get(row.id);
     if (cached && cached.version === version) return cached.client;
     const credentials = JSON.parse(openSecret(this.keys, credentialsOf(row), credentialsContext(row.id))) as Record<string, unknown>;

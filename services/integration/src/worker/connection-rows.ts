@@ -1,5 +1,5 @@
 import type { Kysely } from '@preflight/db';
-import type { ConnectionRow } from '../storage/connections.ts';
+import { connectionsWithIds, type ConnectionRow } from '../storage/connections.ts';
 import type { ClaimedJob } from '../storage/jobs.ts';
 import type { IntegrationDatabase } from '../storage/schema.ts';
 
@@ -19,11 +19,11 @@ export class ConnectionRows {
   async refresh(jobs: readonly ClaimedJob[]): Promise<void> {
     const stale = new Set<string>();
     for (const job of jobs) {
-      const cached = this.#rows.get(job.connection_id);
-      if (!cached || cached.updated_at.getTime() !== job.connection_version.getTime()) stale.add(job.connection_id);
+      const cached = this.#rows.get(job.connectionId);
+      if (!cached || cached.updatedAt.getTime() !== job.connectionVersion.getTime()) stale.add(job.connectionId);
     }
     if (stale.size === 0) return;
-    const rows = await this.db.selectFrom('connections').selectAll().where('id', 'in', [...stale]).execute();
+    const rows = await connectionsWithIds(this.db, [...stale]);
     if (this.#rows.size + rows.length > MAX_CACHED) this.#rows.clear();
     for (const row of rows) this.#rows.set(row.id, row);
     // A connection deleted since the claim: its jobs settle as failed (job-worker.ts).

@@ -48,7 +48,7 @@ export class JobResults {
     for (const r of results) if (r.health) last.set(r.health.connection.id, r.health);
     const changes: HealthChange[] = [];
     for (const [id, h] of last) {
-      const known = this.#known.get(id) ?? { status: h.connection.status, error: h.connection.last_error, successAt: h.connection.last_success_at?.getTime() ?? 0 };
+      const known = this.#known.get(id) ?? { status: h.connection.status, error: h.connection.lastError, successAt: h.connection.lastSuccessAt?.getTime() ?? 0 };
       const healthy = h.status === 'active' && h.error === null;
       const changed = known.status !== h.status || known.error !== h.error;
       if (!changed && !(healthy && now - known.successAt >= SUCCESS_REFRESH_MS)) continue;

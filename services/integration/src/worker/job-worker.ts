@@ -107,7 +107,7 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
         backlog = jobs.length === limit || contended;
         if (jobs.length > 0) {
           await connections.refresh(jobs);
-          for (const job of jobs) start(job, connections.get(job.connection_id));
+          for (const job of jobs) start(job, connections.get(job.connectionId));
         }
       } while (again || backlog);
     } catch (err) {
@@ -119,24 +119,24 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
 
   function start(job: ClaimedJob, connection: ConnectionRow | undefined): void {
     total += 1;
-    inFlight.set(job.connection_id, (inFlight.get(job.connection_id) ?? 0) + 1);
-    metrics.lag.observe({ action: job.action }, Math.max(0, Date.now() - job.created_at.getTime()) / 1000);
+    inFlight.set(job.connectionId, (inFlight.get(job.connectionId) ?? 0) + 1);
+    metrics.lag.observe({ action: job.action }, Math.max(0, Date.now() - job.createdAt.getTime()) / 1000);
     const task = run(job, connection)
       .catch((err: unknown) => log.error({ err: (err as Error).message, jobId: job.id }, 'recording a job result failed; its lease will expire and it runs again'))
       .finally(() => {
         total -= 1;
-        const used = inFlight.get(job.connection_id) ?? 1;
-        if (used <= 1) inFlight.delete(job.connection_id);
-        else inFlight.set(job.connection_id, used - 1);
+        const used = inFlight.get(job.connectionId) ?? 1;
+        if (used <= 1) inFlight.delete(job.connectionId);
+        else inFlight.set(job.connectionId, used - 1);
         running.delete(task);
-        const atItsCap = used >= opts.perConnection || opts.breakers.state(job.connection_id) !== 'closed';
+        const atItsCap = used >= opts.perConnection || opts.breakers.state(job.connectionId) !== 'closed';
         if (!stopped && (backlog || atItsCap)) claimSoon();
       });
     running.add(task);
   }
 
   async function run(job: ClaimedJob, connection: ConnectionRow | undefined): Promise<void> {
-    if (!connection || connection.deleted_at) return record(job, { settlement: { jobId: job.id, state: 'failed', error: 'the connection was deleted' } });
+    if (!connection || connection.deletedAt) return record(job, { settlement: { jobId: job.id, state: 'failed', error: 'the connection was deleted' } });
     const began = performance.now();
     let settled: Settled;
     try {

@@ -61,7 +61,7 @@ export function verdictOf(job: JobRow, connection: ConnectionRow, settled: Settl
   const entry = (outcome: ActivityEntry['outcome'], error: string, statusCode: number | null = null): ActivityEntry => ({
     connectionId: connection.id,
     direction: inbound ? 'in' : 'out',
-    issueId: job.issue_id,
+    issueId: job.issueId,
     // The names the activity log uses for what succeeded too (actions.ts).
     action: inbound ? 'status-change' : job.action,
     outcome,
