@@ -1,8 +1,8 @@
 import type { Kysely, Transaction } from '@preflight/db';
 import { insertMembership } from '../storage/memberships.ts';
-import { invitationState, lockInvitation, markAccepted, type InvitationRow } from '../storage/invitations.ts';
+import { invitationState, lockInvitation, markAccepted, type InvitationRecord } from '../storage/invitations.ts';
 import type { ConsoleDatabase } from '../storage/schema.ts';
-import type { UserRow } from '../storage/users.ts';
+import type { UserRecord } from '../storage/users.ts';
 
 /** The invitation was used up (accepted, revoked, expired) between showing it and accepting it. */
 export class InvitationGone extends Error {
@@ -13,11 +13,11 @@ export class InvitationGone extends Error {
 }
 
 /** Accepts one invitation inside `trx`: the row locked and checked again, so one link works once. */
-export async function acceptIn(trx: Transaction<ConsoleDatabase>, invitation: InvitationRow, userId: string): Promise<void> {
+export async function acceptIn(trx: Transaction<ConsoleDatabase>, invitation: InvitationRecord, userId: string): Promise<void> {
   const locked = await lockInvitation(trx, invitation.id);
   const reason = locked ? invitationState(locked) : 'revoked';
   if (reason) throw new InvitationGone(reason);
-  await insertMembership(trx, { userId, orgId: invitation.org_id, role: invitation.role });
+  await insertMembership(trx, { userId, orgId: invitation.orgId, role: invitation.role });
   await markAccepted(trx, invitation.id);
 }
 
@@ -25,7 +25,7 @@ export async function acceptIn(trx: Transaction<ConsoleDatabase>, invitation: In
  * Accepts an invitation for the user `member` gives (made in the same transaction for a new
  * account), once.
  */
-export async function acceptInvitation(db: Kysely<ConsoleDatabase>, invitation: InvitationRow, member: (trx: Transaction<ConsoleDatabase>) => Promise<UserRow>): Promise<UserRow> {
+export async function acceptInvitation(db: Kysely<ConsoleDatabase>, invitation: InvitationRecord, member: (trx: Transaction<ConsoleDatabase>) => Promise<UserRecord>): Promise<UserRecord> {
   return db.transaction().execute(async (trx) => {
     const user = await member(trx);
     await acceptIn(trx, invitation, user.id);

@@ -38,8 +38,8 @@ export function mayRemove(actor: Actor, role: MemberRole): string | undefined {
  * The last-Owner rule: an organisation keeps at least one Owner, so one of them can always
  * manage it. Undefined when the change leaves an Owner; otherwise why not (a 409).
  */
-export function keepsAnOwner(members: ReadonlyArray<{ user_id: string; role: MemberRole }>, userId: string, to: MemberRole | 'removed'): string | undefined {
-  const target = members.find((m) => m.user_id === userId);
+export function keepsAnOwner(members: ReadonlyArray<{ userId: string; role: MemberRole }>, userId: string, to: MemberRole | 'removed'): string | undefined {
+  const target = members.find((m) => m.userId === userId);
   if (target?.role !== 'Owner' || to === 'Owner') return undefined;
   const owners = members.filter((m) => m.role === 'Owner').length;
   if (owners > 1) return undefined;

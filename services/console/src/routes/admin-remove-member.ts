@@ -17,7 +17,7 @@ export const register: Registration = (app, ctx) =>
     const userId = pathId(req.params.userId, 'member');
     await ctx.db.transaction().execute(async (trx) => {
       const members = await lockOrgMembers(trx, orgId);
-      const target = members.find((m) => m.user_id === userId);
+      const target = members.find((m) => m.userId === userId);
       if (!target) throw notFound('member', userId);
       allow(mayRemove(actor, target.role));
       const lastOwner = keepsAnOwner(members, userId, 'removed');

@@ -19,7 +19,7 @@ export const register: Registration = (app, ctx) =>
     const { role } = io.body;
     const changed = await ctx.db.transaction().execute(async (trx) => {
       const members = await lockOrgMembers(trx, orgId);
-      const target = members.find((m) => m.user_id === userId);
+      const target = members.find((m) => m.userId === userId);
       if (!target) throw notFound('member', userId);
       allow(mayChangeRole(actor, target.role, role));
       if (target.role === role) return false;

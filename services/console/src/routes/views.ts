@@ -1,26 +1,26 @@
 import type { ResponseOf } from '@preflight/contract';
-import type { InvitationRow } from '../storage/invitations.ts';
-import type { MemberRow } from '../storage/memberships.ts';
+import type { InvitationRecord } from '../storage/invitations.ts';
+import type { MemberRecord } from '../storage/memberships.ts';
 
 /** A pending invitation as the members API shows it (never its token). */
 type InvitationView = ResponseOf<'adminListInvitations'>[number];
 
 type MemberView = ResponseOf<'adminListMembers'>[number];
 
-export const toInvitationView = (row: InvitationRow): InvitationView => ({
-  id: row.id,
-  email: row.email,
-  role: row.role,
-  invitedBy: row.invited_by,
-  createdAt: row.created_at.toISOString(),
-  expiresAt: row.expires_at.toISOString(),
+export const toInvitationView = (invitation: InvitationRecord): InvitationView => ({
+  id: invitation.id,
+  email: invitation.email,
+  role: invitation.role,
+  invitedBy: invitation.invitedBy,
+  createdAt: invitation.createdAt.toISOString(),
+  expiresAt: invitation.expiresAt.toISOString(),
 });
 
-export const toMemberView = (row: MemberRow): MemberView => ({
-  userId: row.user_id,
-  email: row.email,
-  name: row.name,
-  role: row.role,
-  joinedAt: row.created_at.toISOString(),
-  lastSignInAt: row.last_sign_in_at?.toISOString() ?? null,
+export const toMemberView = (member: MemberRecord): MemberView => ({
+  userId: member.userId,
+  email: member.email,
+  name: member.name,
+  role: member.role,
+  joinedAt: member.joinedAt.toISOString(),
+  lastSignInAt: member.lastSignInAt?.toISOString() ?? null,
 });

@@ -1,10 +1,34 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Selectable, type Transaction } from '@preflight/db';
+import { sql, type Kysely, type Transaction } from '@preflight/db';
 import type { MemberRole } from '@preflight/http';
-import type { ConsoleDatabase, InvitationsTable } from './schema.ts';
+import type { ConsoleDatabase } from './schema.ts';
 import { normaliseEmail } from './users.ts';
 
-export type InvitationRow = Selectable<InvitationsTable>;
+/** An invitation as the service uses it: never its token's hash. */
+export interface InvitationRecord {
+  id: string;
+  orgId: string;
+  email: string;
+  role: MemberRole;
+  /** The inviting member's user id; null when the operator invited. */
+  invitedBy: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  acceptedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const invitationColumns = [
+  'id',
+  'org_id as orgId',
+  'email',
+  'role',
+  'invited_by as invitedBy',
+  'created_at as createdAt',
+  'expires_at as expiresAt',
+  'accepted_at as acceptedAt',
+  'revoked_at as revokedAt',
+] as const;
 
 /** Invitation tokens are bearer secrets: only their SHA-256 is stored. */
 export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
@@ -13,7 +37,7 @@ export const tokenHash = (token: string): string => createHash('sha256').update(
 export async function insertInvitation(
   db: Kysely<ConsoleDatabase>,
   input: { orgId: string; email: string; role: MemberRole; invitedBy: string | null; ttlSeconds: number },
-): Promise<{ row: InvitationRow; token: string }> {
+): Promise<{ row: InvitationRecord; token: string }> {
   const token = randomBytes(32).toString('base64url');
   const row = await db
     .insertInto('invitations')
@@ -27,16 +51,16 @@ export async function insertInvitation(
       // From the database's clock, like created_at: the two are exactly the TTL apart.
       expires_at: sql<Date>`now() + make_interval(secs => ${input.ttlSeconds})`,
     })
-    .returningAll()
+    .returning(invitationColumns)
     .executeTakeFirstOrThrow();
   return { row, token };
 }
 
 /** Invitations of an organisation still waiting: not accepted, not revoked, not expired; newest first. */
-export async function pendingInvitations(db: Kysely<ConsoleDatabase>, orgId: string): Promise<InvitationRow[]> {
+export async function pendingInvitations(db: Kysely<ConsoleDatabase>, orgId: string): Promise<InvitationRecord[]> {
   return db
     .selectFrom('invitations')
-    .selectAll()
+    .select(invitationColumns)
     .where('org_id', '=', orgId)
     .where('accepted_at', 'is', null)
     .where('revoked_at', 'is', null)
@@ -47,10 +71,10 @@ export async function pendingInvitations(db: Kysely<ConsoleDatabase>, orgId: str
 }
 
 /** Pending invitations for one e-mail address (single sign-on admits their holders). */
-export async function pendingInvitationsFor(db: Kysely<ConsoleDatabase>, email: string): Promise<InvitationRow[]> {
+export async function pendingInvitationsFor(db: Kysely<ConsoleDatabase>, email: string): Promise<InvitationRecord[]> {
   return db
     .selectFrom('invitations')
-    .selectAll()
+    .select(invitationColumns)
     .where('email', '=', normaliseEmail(email))
     .where('accepted_at', 'is', null)
     .where('revoked_at', 'is', null)
@@ -72,13 +96,13 @@ export async function revokeInvitation(db: Kysely<ConsoleDatabase>, orgId: strin
   return result.numUpdatedRows > 0n;
 }
 
-export async function invitationByToken(db: Kysely<ConsoleDatabase>, token: string): Promise<InvitationRow | undefined> {
-  return db.selectFrom('invitations').selectAll().where('token_hash', '=', tokenHash(token)).executeTakeFirst();
+export async function invitationByToken(db: Kysely<ConsoleDatabase>, token: string): Promise<InvitationRecord | undefined> {
+  return db.selectFrom('invitations').select(invitationColumns).where('token_hash', '=', tokenHash(token)).executeTakeFirst();
 }
 
 /** The invitation, locked for its one-time use. */
-export async function lockInvitation(trx: Transaction<ConsoleDatabase>, id: string): Promise<InvitationRow | undefined> {
-  return trx.selectFrom('invitations').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+export async function lockInvitation(trx: Transaction<ConsoleDatabase>, id: string): Promise<InvitationRecord | undefined> {
+  return trx.selectFrom('invitations').select(invitationColumns).where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
 export async function markAccepted(trx: Transaction<ConsoleDatabase>, id: string): Promise<void> {
@@ -86,9 +110,9 @@ export async function markAccepted(trx: Transaction<ConsoleDatabase>, id: string
 }
 
 /** Why an invitation can no longer be used, or undefined while it can. */
-export function invitationState(row: InvitationRow, now = new Date()): 'accepted' | 'revoked' | 'expired' | undefined {
-  if (row.accepted_at) return 'accepted';
-  if (row.revoked_at) return 'revoked';
-  if (row.expires_at <= now) return 'expired';
+export function invitationState(row: InvitationRecord, now = new Date()): 'accepted' | 'revoked' | 'expired' | undefined {
+  if (row.acceptedAt) return 'accepted';
+  if (row.revokedAt) return 'revoked';
+  if (row.expiresAt <= now) return 'expired';
   return undefined;
 }

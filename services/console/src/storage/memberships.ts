@@ -2,13 +2,14 @@ import { sql, type Kysely, type Transaction } from '@preflight/db';
 import type { MemberRole } from '@preflight/http';
 import type { ConsoleDatabase } from './schema.ts';
 
-export interface MemberRow {
-  user_id: string;
+/** A member of an organisation: the membership with the user's name and address. */
+export interface MemberRecord {
+  userId: string;
   email: string;
   name: string;
   role: MemberRole;
-  created_at: Date;
-  last_sign_in_at: Date | null;
+  joinedAt: Date;
+  lastSignInAt: Date | null;
 }
 
 /** One of a user's organisations, with the name the console knows it by. */
@@ -23,9 +24,9 @@ export interface UserOrg {
 /** Shown where the console was never told an organisation's name. */
 export const unnamedOrg = (orgId: string): string => `Organisation ${orgId.slice(0, 8)}`;
 
-const memberColumns = ['m.user_id', 'u.email', 'u.name', 'm.role', 'm.created_at', 'u.last_sign_in_at'] as const;
+const memberColumns = ['m.user_id as userId', 'u.email', 'u.name', 'm.role', 'm.created_at as joinedAt', 'u.last_sign_in_at as lastSignInAt'] as const;
 
-export async function listMembers(db: Kysely<ConsoleDatabase>, orgId: string): Promise<MemberRow[]> {
+export async function listMembers(db: Kysely<ConsoleDatabase>, orgId: string): Promise<MemberRecord[]> {
   return db
     .selectFrom('memberships as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
@@ -36,7 +37,7 @@ export async function listMembers(db: Kysely<ConsoleDatabase>, orgId: string): P
     .execute();
 }
 
-export async function memberOf(db: Kysely<ConsoleDatabase>, orgId: string, userId: string): Promise<MemberRow | undefined> {
+export async function memberOf(db: Kysely<ConsoleDatabase>, orgId: string, userId: string): Promise<MemberRecord | undefined> {
   return db
     .selectFrom('memberships as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
@@ -51,12 +52,12 @@ export async function orgsOfUser(db: Kysely<ConsoleDatabase>, userId: string): P
   const rows = await db
     .selectFrom('memberships as m')
     .leftJoin('org_names as o', 'o.org_id', 'm.org_id')
-    .select(['m.org_id', 'm.role', 'o.name'])
+    .select(['m.org_id as orgId', 'm.role', 'o.name'])
     .where('m.user_id', '=', userId)
     .orderBy('m.created_at')
     .orderBy('m.org_id')
     .execute();
-  return rows.map((r) => ({ orgId: r.org_id, role: r.role, orgName: r.name ?? unnamedOrg(r.org_id), named: r.name !== null }));
+  return rows.map((r) => ({ orgId: r.orgId, role: r.role, orgName: r.name ?? unnamedOrg(r.orgId), named: r.name !== null }));
 }
 
 export async function insertMembership(db: Kysely<ConsoleDatabase> | Transaction<ConsoleDatabase>, m: { userId: string; orgId: string; role: MemberRole }): Promise<void> {
@@ -68,8 +69,8 @@ export async function insertMembership(db: Kysely<ConsoleDatabase> | Transaction
  * Locks the organisation's memberships for a change that must see them all (the last-Owner
  * rule): concurrent demotions of the two last Owners cannot both pass.
  */
-export async function lockOrgMembers(trx: Transaction<ConsoleDatabase>, orgId: string): Promise<Array<{ user_id: string; role: MemberRole }>> {
-  return trx.selectFrom('memberships').select(['user_id', 'role']).where('org_id', '=', orgId).forUpdate().execute();
+export async function lockOrgMembers(trx: Transaction<ConsoleDatabase>, orgId: string): Promise<Array<{ userId: string; role: MemberRole }>> {
+  return trx.selectFrom('memberships').select(['user_id as userId', 'role']).where('org_id', '=', orgId).forUpdate().execute();
 }
 
 export async function setRole(trx: Transaction<ConsoleDatabase>, orgId: string, userId: string, role: MemberRole): Promise<void> {

@@ -3,8 +3,8 @@ import type { ConsoleDatabase } from './schema.ts';
 
 /** The user an identity provider's subject was linked to, if any. */
 export async function userOfIdentity(db: Kysely<ConsoleDatabase>, issuer: string, subject: string): Promise<string | undefined> {
-  const row = await db.selectFrom('oidc_identities').select('user_id').where('issuer', '=', issuer).where('subject', '=', subject).executeTakeFirst();
-  return row?.user_id;
+  const row = await db.selectFrom('oidc_identities').select('user_id as userId').where('issuer', '=', issuer).where('subject', '=', subject).executeTakeFirst();
+  return row?.userId;
 }
 
 export async function linkIdentity(db: Kysely<ConsoleDatabase> | Transaction<ConsoleDatabase>, link: { issuer: string; subject: string; userId: string }): Promise<void> {

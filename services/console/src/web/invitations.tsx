@@ -9,8 +9,8 @@ import { hashPassword, passwordProblem, PASSWORD_MAX } from '../auth/passwords.t
 import { startSession } from '../auth/sessions.ts';
 import { sendHtml } from '../http/security.ts';
 import { orgName } from '../storage/memberships.ts';
-import { invitationByToken, invitationState, type InvitationRow } from '../storage/invitations.ts';
-import { insertUser, userByEmail, type UserRow } from '../storage/users.ts';
+import { invitationByToken, invitationState, type InvitationRecord } from '../storage/invitations.ts';
+import { insertUser, userByEmail, type UserRecord } from '../storage/users.ts';
 import { InvitationGonePage, InvitationPage, NotAMemberPage } from '../views/auth-pages.tsx';
 import { render } from '../views/layout.tsx';
 import { formField, type WebDeps, type WebRoutes } from './context.ts';
@@ -19,7 +19,7 @@ import { checkCredentials, preSessionCsrf } from './sign-in.tsx';
 const NAME_MAX = 200;
 
 /** The invitation a link names while it can still be used; otherwise its page is sent and undefined returned. */
-async function usableInvitation(deps: WebDeps, token: string, res: Response): Promise<InvitationRow | undefined> {
+async function usableInvitation(deps: WebDeps, token: string, res: Response): Promise<InvitationRecord | undefined> {
   const invitation = await invitationByToken(deps.db, token);
   const reason = invitation ? invitationState(invitation) : 'unknown';
   if (reason === undefined) return invitation;
@@ -29,9 +29,9 @@ async function usableInvitation(deps: WebDeps, token: string, res: Response): Pr
 
 /** Invitation links: `/console/invitations/<token>` shows the invitation and accepts it. */
 export const invitationRoutes: WebRoutes = (router, deps) => {
-  const show = async (req: Request, res: Response, invitation: InvitationRow, status: number, extra: { name?: string; errors?: Record<string, string[]>; error?: string } = {}) => {
+  const show = async (req: Request, res: Response, invitation: InvitationRecord, status: number, extra: { name?: string; errors?: Record<string, string[]>; error?: string } = {}) => {
     const existing = await userByEmail(deps.db, invitation.email);
-    const view = { orgName: await orgName(deps.db, invitation.org_id), role: invitation.role, email: invitation.email };
+    const view = { orgName: await orgName(deps.db, invitation.orgId), role: invitation.role, email: invitation.email };
     sendHtml(res, status, render(<InvitationPage token={String(req.params.token)} invitation={view} csrf={preSessionCsrf(req, res)} existingUser={existing !== undefined} {...extra} />));
   };
 
@@ -45,7 +45,7 @@ export const invitationRoutes: WebRoutes = (router, deps) => {
     if (!invitation) return;
     const password = formField(req.body, 'password') ?? '';
     const existing = await userByEmail(deps.db, invitation.email);
-    let user: UserRow;
+    let user: UserRecord;
     try {
       if (existing) {
         const checked = password ? await checkCredentials(deps, invitation.email, password, req.ip ?? 'unknown') : undefined;
@@ -80,7 +80,7 @@ export const invitationRoutes: WebRoutes = (router, deps) => {
       }
       throw err;
     }
-    const signedIn = await startSession(res, deps, user, { orgId: invitation.org_id });
+    const signedIn = await startSession(res, deps, user, { orgId: invitation.orgId });
     if (signedIn.kind === 'not_a_member') {
       sendHtml(res, 403, render(<NotAMemberPage email={user.email} />));
       return;

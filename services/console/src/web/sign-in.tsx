@@ -41,7 +41,7 @@ export async function checkCredentials(deps: WebDeps, email: string, password: s
     throw err;
   }
   const user = await userByEmail(deps.db, email);
-  if (!(await checkPassword(user?.password_hash, password)) || !user) {
+  if (!(await checkPassword(user?.passwordHash, password)) || !user) {
     await deps.limits.failed(email, address);
     deps.metrics.signIns.inc({ outcome: 'failure' });
     return undefined;

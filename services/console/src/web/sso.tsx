@@ -12,7 +12,7 @@ import { safeNext } from '../http/error-page.tsx';
 import { sendHtml } from '../http/security.ts';
 import { pendingInvitationsFor } from '../storage/invitations.ts';
 import { linkIdentity, userOfIdentity } from '../storage/oidc-identities.ts';
-import { insertUser, normaliseEmail, userByEmail, userById, type UserRow } from '../storage/users.ts';
+import { insertUser, normaliseEmail, userByEmail, userById, type UserRecord } from '../storage/users.ts';
 import { NotAMemberPage } from '../views/auth-pages.tsx';
 import { render } from '../views/layout.tsx';
 import { ProblemPage } from '../views/problem-page.tsx';
@@ -63,7 +63,7 @@ function providerOf(settings: OidcSettings, logger: Logger): () => Promise<oidc.
  * invitation. Pending invitations for the e-mail are accepted either way. No invitation and no
  * account: nobody (no self sign-up).
  */
-async function userForIdentity(deps: WebDeps, issuer: string, claims: Identity): Promise<UserRow | undefined> {
+async function userForIdentity(deps: WebDeps, issuer: string, claims: Identity): Promise<UserRecord | undefined> {
   const linked = await userOfIdentity(deps.db, issuer, claims.sub);
   const email = typeof claims.email === 'string' && claims.email_verified === true ? normaliseEmail(claims.email) : undefined;
   const user = linked ? await userById(deps.db, linked) : email ? await userByEmail(deps.db, email) : undefined;
