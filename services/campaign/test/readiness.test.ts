@@ -346,6 +346,9 @@ describe('launch policy (admin)', () => {
 
     const inverted = await problem(await put({ doNotLaunch: { minSeverity: 'High', maxOpen: 0 }, atRisk: { minSeverity: 'Critical', maxOpen: 0 } }), 422);
     expect(Object.keys(inverted.errors)).toEqual(['atRisk.minSeverity']);
+    // A fault of the shape and the inverted thresholds: both in one answer.
+    const both = await problem(await put({ doNotLaunch: { minSeverity: 'High', maxOpen: -1 }, atRisk: { minSeverity: 'Critical', maxOpen: 0 } }), 422);
+    expect(Object.keys(both.errors).sort()).toEqual(['atRisk.minSeverity', 'doNotLaunch.maxOpen']);
 
     const cases: Array<[unknown, string]> = [
       [{ doNotLaunch: DEFAULT.doNotLaunch }, 'atRisk'],

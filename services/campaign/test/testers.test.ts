@@ -170,5 +170,8 @@ describe('testers', () => {
     await problem(await complete(randomUUID(), foreignTask.id), 404);
     await problem(await complete(tester.id, 'not-a-uuid'), 404);
     expect(Object.keys((await problem(await complete(tester.id, foreignTask.id, { verdict: 3 }), 422)).errors)).toEqual(['verdict']);
+    // The body is optional: none at all is `{}`.
+    const own = await createTask(id, 'Own', false);
+    expect(await json(await svc.post(`/admin/v1/campaign-testers/${tester.id}/tasks/${own.id}/complete`, undefined, admin), 200)).toMatchObject({ id: tester.id, verdict: null });
   });
 });
