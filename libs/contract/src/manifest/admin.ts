@@ -1,4 +1,5 @@
 import type { Endpoint } from './endpoint.ts';
+import { TrackerHookAnswerSchema } from './admin/integration-shapes.ts';
 import { CAMPAIGN_ADMIN_ENDPOINTS } from './admin/campaign.ts';
 import { DELIVERY_ADMIN_ENDPOINTS } from './admin/delivery.ts';
 import { GATEWAY_ADMIN_ENDPOINTS } from './admin/gateway.ts';
@@ -24,5 +25,12 @@ export const ADMIN_ENDPOINTS = {
  * signature over the raw body), rate-limited per connection id.
  */
 export const HOOK_ENDPOINTS = {
-  trackerHook: { method: 'POST', path: '/integrations/v1/hooks/:connectionId', auth: 'none', limitBy: 'connectionId', owner: 'integration' },
+  trackerHook: {
+    method: 'POST',
+    path: '/integrations/v1/hooks/:connectionId',
+    auth: 'none',
+    limitBy: 'connectionId',
+    owner: 'integration',
+    response: { status: 200, body: TrackerHookAnswerSchema },
+  },
 } satisfies Record<string, Endpoint>;

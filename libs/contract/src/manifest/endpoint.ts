@@ -55,9 +55,8 @@ export interface OperationDoc {
 }
 
 /**
- * The request and success response, where libs/contract declares them (public and internal
- * endpoints; admin shapes still live in the owning services' route files). Internal shapes are
- * the caller's view: what it sends and what it parses.
+ * The request and success response of an entry (admin shapes: manifest/admin/<service>-shapes.ts
+ * and console-shapes.ts). Handlers served by libs/service-kit `route()` send exactly `body`.
  */
 export interface EndpointShapes {
   request?: { body?: z.ZodType; query?: z.ZodType };

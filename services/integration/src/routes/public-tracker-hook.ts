@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import type { TrackerHookAnswer } from '@preflight/contract';
-import { AppError, isUuid, sendJson, TRACKER_HOOK_BODY_LIMIT } from '@preflight/http';
+import { AppError, isUuid, TRACKER_HOOK_BODY_LIMIT } from '@preflight/http';
 import { openSecret, SecretUnavailableError } from '@preflight/secret-box';
 import { route } from '@preflight/service-kit';
 import { credentialsContext, inboundSecretContext } from '../domain/sealing.ts';
@@ -64,9 +64,8 @@ function parseBody(contentType: string | undefined, raw: Buffer): unknown {
  * `ignored`. Both are 200.
  */
 export const register: Registration = (app, ctx) =>
-  route(app, 'trackerHook', async (req, res) => {
-    // Typed by the contract's TrackerHookAnswer; io.send once manifest/admin.ts gives trackerHook that response.
-    const answer = (status: TrackerHookAnswer['status']) => sendJson(req, res, 200, { status });
+  route(app, 'trackerHook', async (req, res, io) => {
+    const answer = (status: TrackerHookAnswer['status']) => io.send({ status });
     const raw = await rawBodyOf(req, res);
     const id = String(req.params.connectionId);
     const connection = isUuid(id) ? await findConnection(ctx.db, id.toLowerCase()) : undefined;
