@@ -25,7 +25,7 @@ export const register: Registration = (app, ctx) =>
     const endpoint = await operatorEndpoint(ctx, endpointId, true, orgScope);
     const failed = await failedSince(ctx.db, endpointId, since, ctx.lastAttempt);
     await insertOperatorDeliveries(ctx.db, {
-      rows: failed.map((f) => ({ id: newDeliveryId(), eventId: f.event_id, eventType: f.event_type, endpointId, orgId: endpoint.orgId, url: endpoint.url, trigger: 'recover' })),
+      rows: failed.map((f) => ({ id: newDeliveryId(), eventId: f.eventId, eventType: f.eventType, endpointId, orgId: endpoint.orgId, url: endpoint.url, trigger: 'recover' })),
       channel: ctx.channel,
     });
     ctx.logger.info({ endpointId, since: since.toISOString(), count: failed.length }, 'failed deliveries recovered');

@@ -25,9 +25,9 @@ export const register: Registration = (app, ctx) =>
     if (logged.body === null) throw conflict(`The envelope of delivery '${attemptId}' is no longer kept, so it cannot be sent again.`);
     const id = newDeliveryId();
     await insertOperatorDeliveries(ctx.db, {
-      rows: [{ id, eventId: logged.event_id, eventType: logged.event_type, endpointId, orgId: endpoint.orgId, url: endpoint.url, trigger: 'redeliver' }],
+      rows: [{ id, eventId: logged.eventId, eventType: logged.eventType, endpointId, orgId: endpoint.orgId, url: endpoint.url, trigger: 'redeliver' }],
       channel: ctx.channel,
     });
-    ctx.logger.info({ endpointId, eventId: logged.event_id, deliveryId: id }, 'redelivery queued');
-    io.send({ eventId: logged.event_id, deliveryId: id });
+    ctx.logger.info({ endpointId, eventId: logged.eventId, deliveryId: id }, 'redelivery queued');
+    io.send({ eventId: logged.eventId, deliveryId: id });
   });

@@ -300,7 +300,7 @@ export type LoggedAttempt = Awaited<ReturnType<typeof listAttempts>>[number];
 export async function listAttempts(db: Kysely<DeliveryDatabase>, endpointId: string, limit: number) {
   return db
     .selectFrom('delivery_attempts')
-    .selectAll()
+    .select(['attempt_id as attemptId', 'event_id as eventId', 'event_type as eventType', 'attempt', 'attempted_at as attemptedAt', 'status_code as statusCode', 'duration_ms as durationMs', 'response_body as responseBody', 'error', 'outcome', 'trigger'])
     .where('endpoint_id', '=', endpointId)
     .orderBy('attempted_at', 'desc')
     .orderBy('attempt', 'desc')

@@ -20,11 +20,11 @@ export async function loggedAttempt(
   db: Kysely<DeliveryDatabase>,
   endpointId: string,
   attemptId: string,
-): Promise<{ event_id: string; event_type: string; body: string | null } | undefined> {
+): Promise<{ eventId: string; eventType: string; body: string | null } | undefined> {
   return db
     .selectFrom('delivery_attempts as a')
     .leftJoin('delivery_envelopes as e', (j) => j.onRef('e.event_id', '=', 'a.event_id').onRef('e.event_type', '=', 'a.event_type'))
-    .select(['a.event_id', 'a.event_type', 'e.body'])
+    .select(['a.event_id as eventId', 'a.event_type as eventType', 'e.body'])
     .where('a.attempt_id', '=', attemptId)
     .where('a.endpoint_id', '=', endpointId)
     .executeTakeFirst();
@@ -40,9 +40,9 @@ export async function failedSince(
   endpointId: string,
   since: Date,
   lastAttempt: number,
-): Promise<Array<{ event_id: string; event_type: string }>> {
-  const { rows } = await sql<{ event_id: string; event_type: string }>`
-    select a.event_id, a.event_type
+): Promise<Array<{ eventId: string; eventType: string }>> {
+  const { rows } = await sql<{ eventId: string; eventType: string }>`
+    select a.event_id as "eventId", a.event_type as "eventType"
     from delivery_attempts a
     where a.endpoint_id = ${endpointId} and a.attempted_at >= ${since} and a.trigger <> 'test'
     group by a.event_id, a.event_type
