@@ -81,7 +81,7 @@ describe.each(filters)('the list with $label', ({ status, severity, index }) => 
     for (const [page, pageSize] of [[1, 50], [2, 50], [Math.floor(last / 3), 50], [Math.floor(last / 2), 50], [last - 1, 50], [last, 50], [last + 1, 50], [7, 200], [333, 37]] as const) {
       const { rows } = await listIssuesQuery(filter(page, pageSize)).execute(database.db);
       const expected = await plainPage(filter(page, pageSize));
-      expect({ page, pageSize, total: rows[0]!.total, seqNumbers: rows.flatMap((r) => (r.seq_number === null ? [] : [r.seq_number])) }).toEqual({ page, pageSize, ...expected });
+      expect({ page, pageSize, total: rows[0]!.total, seqNumbers: rows.flatMap((r) => (r.seqNumber === null ? [] : [r.seqNumber])) }).toEqual({ page, pageSize, ...expected });
     }
   });
 

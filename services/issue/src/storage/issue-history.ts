@@ -1,8 +1,14 @@
-import type { Kysely, Selectable, Transaction } from '@preflight/db';
+import type { Kysely, Transaction } from '@preflight/db';
 import type { IssueStatus } from '@preflight/contract';
-import type { IssueDatabase, IssueHistoryTable } from './schema.ts';
+import type { IssueDatabase } from './schema.ts';
 
-export type IssueHistoryRow = Selectable<IssueHistoryTable>;
+/** One status change of an issue. */
+export interface IssueHistoryRow {
+  from: IssueStatus | null;
+  to: IssueStatus;
+  reason: string | null;
+  occurredAt: Date;
+}
 
 /** Called only inside the transaction that makes the change it records; returns its time. */
 export async function appendHistory(
@@ -21,7 +27,7 @@ export async function appendHistory(
 export async function historyOf(db: Kysely<IssueDatabase>, issueId: string): Promise<IssueHistoryRow[]> {
   return db
     .selectFrom('issue_history')
-    .selectAll()
+    .select(['from_status as from', 'to_status as to', 'reason', 'occurred_at as occurredAt'])
     .where('issue_id', '=', issueId)
     .orderBy('occurred_at')
     .orderBy('id')

@@ -1,11 +1,32 @@
 import { sql, type Kysely } from '@preflight/db';
-import { SEVERITY_RANK, type IssueSeverity, type IssueStatus } from '@preflight/contract';
-import type { IssueRow } from './issues.ts';
+import { SEVERITY_RANK, type IssueSeverity, type IssueStatus, type IssueType } from '@preflight/contract';
 import type { IssueDatabase } from './schema.ts';
 
-/** The columns a list entry shows (views/issue-view.ts `toIssueSummary`), not the whole row. */
-export const ISSUE_SUMMARY_COLUMNS = ['id', 'seq_number', 'title', 'type', 'severity', 'status', 'assignee_name', 'page_url', 'created_at'] as const;
-export type IssueSummaryRow = Pick<IssueRow, (typeof ISSUE_SUMMARY_COLUMNS)[number]>;
+/** What a list entry shows (views/issue-view.ts `toIssueSummary`), not the whole row. */
+export interface IssueSummaryRow {
+  id: string;
+  seqNumber: number;
+  title: string;
+  type: IssueType;
+  severity: IssueSeverity;
+  status: IssueStatus;
+  assigneeName: string | null;
+  pageUrl: string | null;
+  createdAt: Date;
+}
+
+/** Each field of IssueSummaryRow and its column, aliased in SQL so rows need no mapping. */
+const SUMMARY_COLUMNS: Record<keyof IssueSummaryRow, string> = {
+  id: 'id',
+  seqNumber: 'seq_number',
+  title: 'title',
+  type: 'type',
+  severity: 'severity',
+  status: 'status',
+  assigneeName: 'assignee_name',
+  pageUrl: 'page_url',
+  createdAt: 'created_at',
+};
 
 export interface IssueListFilter {
   campaignId: string;
@@ -33,7 +54,7 @@ export function listIssuesQuery(filter: IssueListFilter) {
   // (campaign_id, severity_rank, seq_number) without a status, (campaign_id, status, severity_rank, seq_number) with one.
   const status = filter.status ? sql`and i.status = ${filter.status}` : sql``;
   const severity = filter.severity ? sql`and i.severity_rank = ${SEVERITY_RANK[filter.severity]}::smallint` : sql``;
-  const columns = sql.join(ISSUE_SUMMARY_COLUMNS.map((c) => sql.ref(`i.${c}`)));
+  const columns = sql.join(Object.entries(SUMMARY_COLUMNS).map(([field, column]) => sql`${sql.ref(`i.${column}`)} as ${sql.id(field)}`));
   // `i` names issue_counts in `groups` too, so the same filter fragments apply to both tables.
   return sql<ListRow>`
     with groups as (
@@ -60,7 +81,7 @@ export function listIssuesQuery(filter: IssueListFilter) {
       order by i.severity_rank, i.seq_number
       limit ${filter.pageSize}
     ) p on true
-    order by p.severity_rank, p.seq_number`;
+    order by p.severity_rank, p."seqNumber"`;
 }
 
 export async function listIssues(db: Kysely<IssueDatabase>, filter: IssueListFilter): Promise<{ rows: IssueSummaryRow[]; total: number }> {

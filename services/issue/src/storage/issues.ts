@@ -1,21 +1,14 @@
-import { sql, type Kysely, type Selectable } from '@preflight/db';
+import { sql, type Kysely } from '@preflight/db';
 import { SEVERITY_RANK } from '@preflight/contract';
 import { INITIAL_ISSUE_STATUS } from '../domain/issue-workflow.ts';
 import { issueCreatedEvent } from '../domain/issue-events.ts';
 import type { IssueFields } from '../domain/issue-fields.ts';
 import type { CampaignEntry } from './campaign-entries.ts';
 import { enqueueDomainEvents, type EventTarget } from '@preflight/bus';
-import type { IssueDatabase, IssuesTable } from './schema.ts';
+import type { IssueDatabase } from './schema.ts';
 
-export type IssueRow = Selectable<IssuesTable>;
-
-/** An issue with what its detail shows from elsewhere: the campaign directory and the original. */
-export type IssueDetailRow = IssueRow & {
-  campaign_name: string | null;
-  site_id: string;
-  site_name: string | null;
-  duplicate_of_seq_number: number | null;
-};
+/** An issue as its detail shows it, with what it shows from elsewhere: the campaign directory and the original. */
+export type IssueDetailRow = NonNullable<Awaited<ReturnType<typeof findIssueDetail>>>;
 
 /** One issue to file: its fields and who reported it. */
 export interface NewIssue {
@@ -105,17 +98,47 @@ export async function findIssueDetail(
   db: Kysely<IssueDatabase>,
   issueId: string,
   orgScope: string | undefined,
-): Promise<IssueDetailRow | undefined> {
+) {
   let query = db
     .selectFrom('issues as i')
     .innerJoin('campaign_directory as c', 'c.campaign_id', 'i.campaign_id')
     .leftJoin('issues as d', 'd.id', 'i.duplicate_of_id')
-    .selectAll('i')
-    .select(['c.name as campaign_name', 'c.site_id', 'c.site_name', 'd.seq_number as duplicate_of_seq_number'])
+    .select([
+      'i.id',
+      'i.org_id as orgId',
+      'i.campaign_id as campaignId',
+      'i.seq_number as seqNumber',
+      'i.type',
+      'i.severity',
+      'i.status',
+      'i.title',
+      'i.description',
+      'i.steps_to_reproduce as stepsToReproduce',
+      'i.expected_behavior as expectedBehavior',
+      'i.actual_behavior as actualBehavior',
+      'i.page_url as pageUrl',
+      'i.page_title as pageTitle',
+      'i.browser_name as browserName',
+      'i.browser_version as browserVersion',
+      'i.operating_system as operatingSystem',
+      'i.device_type as deviceType',
+      'i.screen_resolution as screenResolution',
+      'i.screenshot_url as screenshotUrl',
+      'i.assignee_name as assigneeName',
+      'i.tester_email as testerEmail',
+      'i.reporter',
+      'i.duplicate_of_id as duplicateOfId',
+      'i.created_at as createdAt',
+      'i.updated_at as updatedAt',
+      'c.name as campaignName',
+      'c.site_id as siteId',
+      'c.site_name as siteName',
+      'd.seq_number as duplicateOfSeqNumber',
+    ])
     .where('i.id', '=', issueId)
     // An issue is only ever filed against a complete directory entry, and entries never lose
     // their site again (storage/campaign-entries.ts).
-    .$narrowType<{ site_id: string }>();
+    .$narrowType<{ siteId: string }>();
   if (orgScope !== undefined) query = query.where('i.org_id', '=', orgScope);
   return query.executeTakeFirst();
 }

@@ -7,14 +7,14 @@ import type { IssueSummaryRow } from '../storage/issue-list.ts';
 export function toIssueSummary(row: IssueSummaryRow): PublicIssueSummary {
   return {
     id: row.id,
-    seqNumber: row.seq_number,
+    seqNumber: row.seqNumber,
     title: row.title,
     type: row.type,
     severity: row.severity,
     status: row.status,
-    assigneeName: row.assignee_name,
-    pageUrl: row.page_url,
-    createdAt: row.created_at.toISOString(),
+    assigneeName: row.assigneeName,
+    pageUrl: row.pageUrl,
+    createdAt: row.createdAt.toISOString(),
   };
 }
 
@@ -31,34 +31,34 @@ export function toIssuePage(rows: IssueSummaryRow[], total: number, query: Issue
 export function toPublicIssue(row: IssueDetailRow, history: IssueHistoryRow[]): PublicIssue {
   return {
     id: row.id,
-    seqNumber: row.seq_number,
-    campaignId: row.campaign_id,
-    campaignName: row.campaign_name,
-    siteId: row.site_id,
-    siteName: row.site_name,
+    seqNumber: row.seqNumber,
+    campaignId: row.campaignId,
+    campaignName: row.campaignName,
+    siteId: row.siteId,
+    siteName: row.siteName,
     type: row.type,
     severity: row.severity,
     status: row.status,
     title: row.title,
     description: row.description,
-    stepsToReproduce: row.steps_to_reproduce,
-    expectedBehavior: row.expected_behavior,
-    actualBehavior: row.actual_behavior,
-    pageUrl: row.page_url,
-    pageTitle: row.page_title,
-    browserName: row.browser_name,
-    browserVersion: row.browser_version,
-    operatingSystem: row.operating_system,
-    deviceType: row.device_type,
-    screenResolution: row.screen_resolution,
-    screenshotUrl: row.screenshot_url,
-    assigneeName: row.assignee_name,
-    testerEmail: row.tester_email,
-    duplicateOfId: row.duplicate_of_id,
-    duplicateOfSeqNumber: row.duplicate_of_seq_number,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-    history: history.map((h) => ({ from: h.from_status, to: h.to_status, reason: h.reason, occurredAt: h.occurred_at.toISOString() })),
+    stepsToReproduce: row.stepsToReproduce,
+    expectedBehavior: row.expectedBehavior,
+    actualBehavior: row.actualBehavior,
+    pageUrl: row.pageUrl,
+    pageTitle: row.pageTitle,
+    browserName: row.browserName,
+    browserVersion: row.browserVersion,
+    operatingSystem: row.operatingSystem,
+    deviceType: row.deviceType,
+    screenResolution: row.screenResolution,
+    screenshotUrl: row.screenshotUrl,
+    assigneeName: row.assigneeName,
+    testerEmail: row.testerEmail,
+    duplicateOfId: row.duplicateOfId,
+    duplicateOfSeqNumber: row.duplicateOfSeqNumber,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+    history: history.map((h) => ({ from: h.from, to: h.to, reason: h.reason, occurredAt: h.occurredAt.toISOString() })),
   };
 }
 
@@ -74,5 +74,5 @@ export function toAdminIssue(row: IssueDetailRow, history: IssueHistoryRow[]): A
 export function toInternalIssue(row: IssueDetailRow, history: IssueHistoryRow[] | null): InternalIssue {
   const admin = toAdminIssue(row, history ?? []);
   // status and title restated: never null on a stored issue, as the internal shape says.
-  return { ...admin, status: row.status, title: row.title, history: history === null ? null : admin.history, orgId: row.org_id };
+  return { ...admin, status: row.status, title: row.title, history: history === null ? null : admin.history, orgId: row.orgId };
 }
