@@ -1,188 +1,64 @@
-import type { CreateWebhookResponse, EndpointStats, IssueSeverity, IssueStatus, PublicIssue, PublicWebhook, RequestOf, ResponseOf } from '@preflight/contract';
+import type { z } from 'zod';
+import type { ENDPOINTS, EndpointId, ResponseOf } from '@preflight/contract';
 import type { MemberRole } from '@preflight/http';
 
 /**
- * The admin API's requests and answers as the console's pages use them (admin-api-v1.md): named
- * from the route manifest (libs/contract `ResponseOf` / `RequestOf`) where it declares them, by
- * hand where it does not yet.
+ * The admin API's requests and answers as the console's pages use them (admin-api-v1.md), named
+ * from the route manifest (libs/contract): each is the entry's response (`ResponseOf`) or the
+ * body a client may send it (`SendOf`).
  */
 
-export type { PublicCampaign, PublicIssue, PublicIssueSummary, IssuePage, PublicWebhook, CreateWebhookResponse, EndpointStats } from '@preflight/contract';
+/**
+ * What a client may send as an entry's request body: its schema's input, in which fields the
+ * service defaults may be left out (`RequestOf` is what the handler gets once parsed).
+ */
+export type SendOf<K extends EndpointId> = (typeof ENDPOINTS)[K] extends { request: { body: infer S extends z.ZodType } } ? z.input<S> : never;
+
+export type { PublicCampaign, PublicIssue, PublicIssueSummary, IssuePage } from '@preflight/contract';
 
 export type { MemberRole };
 
-export interface Site {
-  id: string;
-  name: string;
-  url: string | null;
-  createdAt: string;
-}
-
-export interface Signer {
-  id: string;
-  name: string;
-  email: string;
-  createdAt: string;
-}
-
-export interface ReportEntry {
-  signerId: string;
-  version: number;
-  kind: 'stamp' | 'waiver';
-  decision: 'approve' | 'reject' | null;
-  note: string | null;
-  at: string;
-}
-
-export interface ReadinessReport {
-  version: number;
-  readinessLevel: string | null;
-  gate: string | null;
-  sealState: string;
-  sealedVersion: number | null;
-  requiredCount: number;
-  signedCount: number;
-  waivedCount: number;
-  entries: ReportEntry[];
-}
-
-export interface Task {
-  id: string;
-  title: string;
-  required: boolean;
-}
-
-export interface Tester {
-  id: string;
-  name: string;
-  email: string;
-  preview: boolean;
-  status: string;
-}
-
+export type Site = ResponseOf<'adminListSites'>[number];
+export type Signer = ResponseOf<'adminListSigners'>[number];
+/** A stamp or a waiver: the answer to either, and each entry of the report. */
+export type ReportEntry = ResponseOf<'adminAddStamp'>;
+export type ReadinessReport = ResponseOf<'adminGetReport'>;
+export type Task = ResponseOf<'adminListTasks'>[number];
+export type Tester = ResponseOf<'adminCreateTester'>;
 /** A tester with the tasks it has completed: a completion's answer, and each entry of the testers' list. */
-export interface TesterProgress extends Tester {
-  verdict: string | null;
-  completedAt: string | null;
-  completedTasks: Array<{ id: string; title: string; required: boolean; verdict: string | null; completedAt: string }>;
-}
+export type TesterProgress = ResponseOf<'adminListTesters'>[number];
 
-export type AdminIssue = PublicIssue & { reporter: string };
-
+export type AdminIssue = ResponseOf<'adminGetIssue'>;
 /** The admin create's body: every writable field of the issue detail. */
-export interface IssueFields {
-  title: string;
-  severity: string;
-  type: string;
-  description?: string | null;
-  stepsToReproduce?: string | null;
-  expectedBehavior?: string | null;
-  actualBehavior?: string | null;
-  pageUrl?: string | null;
-  pageTitle?: string | null;
-  browserName?: string | null;
-  browserVersion?: string | null;
-  operatingSystem?: string | null;
-  deviceType?: string | null;
-  screenResolution?: string | null;
-  screenshotUrl?: string | null;
-  testerEmail?: string | null;
-}
-
-export interface IssueLink {
-  integrationId: string;
-  kind: string;
-  externalKey: string;
-  url: string | null;
-  syncedAt: string | null;
-}
+export type IssueFields = SendOf<'adminCreateIssue'>;
+export type CreatedIssue = ResponseOf<'adminCreateIssue'>;
+export type StatusChange = SendOf<'adminChangeIssueStatus'>;
+export type IssueLink = ResponseOf<'adminListIssueLinks'>[number];
 
 export type ApiKey = ResponseOf<'adminListApiKeys'>[number];
 export type CreatedApiKey = ResponseOf<'adminCreateApiKey'>;
-export type NewApiKey = RequestOf<'adminCreateApiKey'>;
+export type NewApiKey = SendOf<'adminCreateApiKey'>;
 
-export type AdminWebhook = PublicWebhook & { consecutiveFailures: number; disabledAt: string | null; stats: EndpointStats | null };
-export type CreatedWebhook = CreateWebhookResponse;
-
+/** A webhook as the settings list shows it, with the delivery service's numbers. */
+export type AdminWebhook = ResponseOf<'adminListWebhooks'>[number];
+export type CreatedWebhook = ResponseOf<'adminCreateWebhook'>;
 /** One attempt of the delivery log. */
-export interface DeliveryAttempt {
-  deliveryId: string;
-  eventId: string;
-  eventType: string;
-  attempt: number;
-  attemptedAt: string;
-  statusCode: number | null;
-  durationMs: number | null;
-  responseBody: string | null;
-  error: string | null;
-  outcome: string;
-  trigger: 'event' | 'redeliver' | 'recover' | 'test' | string;
-}
+export type DeliveryAttempt = ResponseOf<'adminListDeliveries'>[number];
+export type QueuedDelivery = ResponseOf<'adminRedeliver'>;
+export type RotatedSecret = ResponseOf<'adminRotateWebhookSecret'>;
 
-export interface QueuedDelivery {
-  eventId: string;
-  deliveryId: string;
-}
-
-export interface RotatedSecret {
-  secret: string;
-  previousSecretExpiresAt: string;
-}
-
-export type IntegrationKind = 'slack' | 'teams' | 'github' | 'jira' | 'linear';
-
-export interface Integration {
-  id: string;
-  kind: IntegrationKind;
-  name: string;
-  config: Record<string, unknown>;
-  campaignIds: string[] | null;
-  events: string[];
-  minSeverity: IssueSeverity | null;
-  paused: boolean;
-  status: 'active' | 'failing' | 'needs-attention';
-  lastError: string | null;
-  lastSuccessAt: string | null;
-  createdAt: string;
-  inbound?: { url: string; secret?: string };
-}
-
-export interface IntegrationSettings {
-  kind: IntegrationKind;
-  name: string;
-  config: Record<string, unknown>;
-  credentials: Record<string, unknown>;
-  campaignIds?: string[] | null;
-  events?: string[];
-  minSeverity?: string | null;
-}
-
-export interface IntegrationTestResult {
-  ok: boolean;
-  statusCode: number | null;
-  detail: string;
-}
-
-export interface IntegrationActivity {
-  at: string;
-  direction: 'out' | 'in';
-  issueId: string | null;
-  action: string;
-  outcome: string;
-  statusCode: number | null;
-  error: string | null;
-  externalKey: string | null;
-}
+export type Integration = ResponseOf<'adminListIntegrations'>[number];
+/** The answer of a connection's creation: a tracker's inbound secret is in it, this once. */
+export type CreatedIntegration = ResponseOf<'adminCreateIntegration'>;
+export type IntegrationKind = Integration['kind'];
+export type IntegrationSettings = SendOf<'adminCreateIntegration'>;
+export type IntegrationUpdate = SendOf<'adminUpdateIntegration'>;
+export type IntegrationTestResult = ResponseOf<'adminTestIntegration'>;
+export type IntegrationActivity = ResponseOf<'adminListIntegrationActivity'>[number];
 
 /** The console's own members API (owner `console`, docs/console.md). */
 export type Member = ResponseOf<'adminListMembers'>[number];
 export type Invitation = ResponseOf<'adminListInvitations'>[number];
 /** The answer of an invitation's creation: `url` carries the one-time token and is shown only here. */
 export type CreatedInvitation = ResponseOf<'adminCreateInvitation'>;
-export type NewInvitation = RequestOf<'adminCreateInvitation'>;
-
-export interface StatusChange {
-  to: IssueStatus;
-  reason?: string | null;
-  duplicateOfId?: string | null;
-}
+export type NewInvitation = SendOf<'adminCreateInvitation'>;

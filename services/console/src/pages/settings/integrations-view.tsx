@@ -2,7 +2,7 @@
 /** @jsxImportSource preact */
 // (Also in tsconfig.json; said here for tsx, which reads only the tsconfig of the directory it runs from.)
 import { EMITTED_EVENT_TYPES, ISSUE_SEVERITIES } from '@preflight/contract';
-import type { Integration, PublicCampaign } from '../../gateway-client/api-types.ts';
+import type { CreatedIntegration, Integration, PublicCampaign } from '../../gateway-client/api-types.ts';
 import { Choices, Field, PostForm, ProblemNotice, Select, Submit, TextArea, options, type FormProblem, type FormValues } from '../components/form.tsx';
 import { Badge, PageHeader, ShownOnce, Table, Time } from '../components/ui.tsx';
 import { KINDS, type KindSpec } from './integration-kinds.ts';
@@ -12,7 +12,7 @@ export interface IntegrationsPageProps {
   campaigns: PublicCampaign[];
   csrf: string;
   /** A connection just made: a tracker's inbound secret is shown this once. */
-  created?: Integration;
+  created?: CreatedIntegration;
   problem?: FormProblem;
   values?: FormValues;
 }

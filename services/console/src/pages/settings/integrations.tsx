@@ -2,8 +2,9 @@
 /** @jsxImportSource preact */
 // (Also in tsconfig.json; said here for tsx, which reads only the tsconfig of the directory it runs from.)
 import type { Response } from 'express';
+import type { EmittedEventType, IssueSeverity } from '@preflight/contract';
 import { notFound, pathId } from '@preflight/http';
-import type { Integration, IntegrationTestResult } from '../../gateway-client/api-types.ts';
+import type { CreatedIntegration, Integration, IntegrationSettings, IntegrationTestResult } from '../../gateway-client/api-types.ts';
 import type { FormProblem, FormValues } from '../components/form.tsx';
 import { requireRole, type PageRegistration } from '../context.ts';
 import { backTo, Form, LocalRefusal, memberOf, show, submit, type Member } from '../page.tsx';
@@ -13,7 +14,7 @@ import { IntegrationsPage } from './integrations-view.tsx';
 
 export const INTEGRATIONS_PATH = '/console/settings/integrations';
 
-async function showList(res: Response, m: Member, state: { created?: Integration; problem?: FormProblem; values?: FormValues; status?: number } = {}) {
+async function showList(res: Response, m: Member, state: { created?: CreatedIntegration; problem?: FormProblem; values?: FormValues; status?: number } = {}) {
   const [integrations, campaigns] = await Promise.all([m.api.integrations.list(), m.api.campaigns.list()]);
   show(
     res,
@@ -36,17 +37,17 @@ async function showIntegration(res: Response, m: Member, id: string, state: { te
   show(res, m, { title: integration.name, path: INTEGRATIONS_PATH, status: state.status }, <IntegrationPage integration={integration} activity={activity} csrf={m.session.csrf} {...state} />);
 }
 
-/** The connect form as the admin create takes it (integration-kinds.ts). */
-function connectRequest(form: Form) {
+/** The connect form as the admin create takes it (integration-kinds.ts); the service checks the values. */
+function connectRequest(form: Form): IntegrationSettings {
   const spec = kindSpec(form.text('kind'));
   if (!spec) throw new LocalRefusal({ kind: ['Must be one of slack, teams, github, jira, linear.'] });
-  const minSeverity = form.optional('minSeverity');
+  const minSeverity = form.optional('minSeverity') as IssueSeverity | null;
   const campaignIds = form.list('campaignIds');
   return {
     kind: spec.kind,
     name: form.text('name'),
     ...kindSettings(spec, (name) => form.text(name)),
-    ...(spec.chat ? { events: form.list('events') } : {}),
+    ...(spec.chat ? { events: form.list('events') as EmittedEventType[] } : {}),
     minSeverity,
     campaignIds: campaignIds.length ? campaignIds : null,
   };

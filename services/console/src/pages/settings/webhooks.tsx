@@ -3,6 +3,7 @@
 // (Also in tsconfig.json; said here for tsx, which reads only the tsconfig of the directory it runs from.)
 import type { Request, Response } from 'express';
 import type { ComponentChildren } from 'preact';
+import type { EmittedEventType } from '@preflight/contract';
 import { notFound, pathId } from '@preflight/http';
 import type { AdminWebhook, CreatedWebhook } from '../../gateway-client/api-types.ts';
 import type { FormProblem, FormValues } from '../components/form.tsx';
@@ -97,7 +98,7 @@ export const webhookPages: PageRegistration = (router, deps) => {
     backTo(res, `${WEBHOOKS_PATH}/${id}`);
   });
 
-  act('test', 'test', (m, id, f) => m.api.webhooks.test(id, f.text('eventType')), (q) => (
+  act('test', 'test', (m, id, f) => m.api.webhooks.test(id, f.text('eventType') as EmittedEventType), (q) => (
     <Notice kind="success">
       Test delivery queued (delivery <code>{q.deliveryId}</code>): it appears in the log below.
     </Notice>
