@@ -1,34 +1,21 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Breakers } from '@preflight/breakers';
-import { testTokens } from '@preflight/testing';
 import { EndpointDirectory } from '../src/clients/endpoint-directory.ts';
-import { createWebhookClient, type WebhookClient } from '../src/clients/webhook-client.ts';
 import { notStartedError } from '../src/domain/unsent.ts';
 import type { UnreportedOutcome } from '../src/storage/deliveries.ts';
 import { attemptRunner, waiting, type AttemptRunner } from '../src/worker/attempt-runner.ts';
 import { deliveryMetrics } from '../src/worker/metrics.ts';
-import { startReceiver, startWebhookStub, type Receiver, type WebhookStub } from './harness.ts';
-import { attemptsOf, deliveryRow, leaseDue, silentLogger, storeDelivery, workerDatabase, type WorkerDatabase } from './worker-fixture.ts';
+import { startReceiver, type Receiver } from './harness.ts';
+import { attemptsOf, deliveryRow, leaseDue, silentLogger, storeDelivery, workerSuite } from './worker-fixture.ts';
 
 const TIMEOUT_MS = 1_000;
 
-let base: WorkerDatabase;
-let stub: WebhookStub;
-let webhooks: WebhookClient;
+const suite = workerSuite();
 const receivers: Receiver[] = [];
-
-beforeAll(async () => {
-  base = await workerDatabase();
-  stub = await startWebhookStub();
-  webhooks = createWebhookClient(stub.url, testTokens('delivery'));
-});
 afterAll(async () => {
-  await webhooks?.close();
-  await stub?.close();
   for (const r of receivers) await r.close();
-  await base?.close();
 });
 
 /** What the runner told the scheduler and the outcome reporter, and the runner itself. */
@@ -41,11 +28,11 @@ function runnerUnderTest(opts: { parks?: boolean; failReports?: boolean } = {}) 
     registry,
   );
   const runner = attemptRunner({
-    db: base.db,
-    endpoints: new EndpointDirectory(webhooks, 60_000),
-    webhooks,
+    db: suite.base.db,
+    endpoints: new EndpointDirectory(suite.webhooks, 60_000),
+    webhooks: suite.webhooks,
     breakers,
-    metrics: deliveryMetrics(registry, base.db),
+    metrics: deliveryMetrics(registry, suite.base.db),
     logger: silentLogger,
     attemptTimeoutMs: TIMEOUT_MS,
     retrySchedule: [100, 300],
@@ -89,9 +76,9 @@ async function receiver(status = 200): Promise<Receiver> {
 /** One leased delivery of a new endpoint of the stub's, and the `Waiting` the scheduler would hand the runner. */
 async function leasedDelivery(url: string, opts: { known?: boolean; trigger?: 'event' | 'test' } = {}) {
   const orgId = randomUUID();
-  const endpoint = opts.known === false ? { id: randomUUID(), secret: '' } : stub.add(orgId, url);
-  const stored = await storeDelivery(base.db, { endpointId: endpoint.id, orgId, url, trigger: opts.trigger ?? 'event' });
-  const { rows, token } = await leaseDue(base.db);
+  const endpoint = opts.known === false ? { id: randomUUID(), secret: '' } : suite.stub.add(orgId, url);
+  const stored = await storeDelivery(suite.base.db, { endpointId: endpoint.id, orgId, url, trigger: opts.trigger ?? 'event' });
+  const { rows, token } = await leaseDue(suite.base.db);
   const row = rows.find((r) => r.id === stored.id)!;
   return { endpoint, stored, w: waiting(row, token, Date.now()) };
 }
@@ -117,11 +104,11 @@ describe('attemptRunner', () => {
     expect(req!.headers['x-service-delivery']).toBe(stored.id);
     expect(req!.headers['webhook-id']).toBe(stored.eventId);
     expect(req!.headers['x-service-signature']).toBe(`sha256=${createHmac('sha256', Buffer.from(endpoint.secret, 'utf8')).update(req!.body).digest('hex')}`);
-    const [attempt] = await attemptsOf(base.db, stored.id);
+    const [attempt] = await attemptsOf(suite.base.db, stored.id);
     expect(attempt).toMatchObject({ attempt_id: stored.id, attempt: 1, outcome: 'delivered', status_code: 200, response_body: 'answer', trigger: 'event' });
     expect(heard.reported).toEqual([expect.objectContaining({ id: stored.id, endpoint_id: endpoint.id, status: 'delivered' })]);
     // Final and reported: nothing is left to do for the delivery.
-    expect(await deliveryRow(base.db, stored.id)).toBeUndefined();
+    expect(await deliveryRow(suite.base.db, stored.id)).toBeUndefined();
   });
 
   it('records a failed attempt as a retry on the schedule, parked when the endpoint is stalled, and says a retry was recorded', async () => {
@@ -131,8 +118,8 @@ describe('attemptRunner', () => {
 
     expect(await runOnce(runner, w)).toBe(true);
 
-    expect(await attemptsOf(base.db, stored.id)).toEqual([expect.objectContaining({ attempt: 1, outcome: 'failed', status_code: 500 })]);
-    expect(await deliveryRow(base.db, stored.id)).toMatchObject({ status: 'parked', attempt_count: 1, lease_token: null });
+    expect(await attemptsOf(suite.base.db, stored.id)).toEqual([expect.objectContaining({ attempt: 1, outcome: 'failed', status_code: 500 })]);
+    expect(await deliveryRow(suite.base.db, stored.id)).toMatchObject({ status: 'parked', attempt_count: 1, lease_token: null });
     expect(heard).toMatchObject({ reported: [], retries: 1 });
   });
 
@@ -144,8 +131,8 @@ describe('attemptRunner', () => {
     await runOnce(runner, w);
 
     expect(r.started).toBe(0);
-    expect(await attemptsOf(base.db, stored.id)).toEqual([expect.objectContaining({ outcome: 'cancelled', status_code: null, duration_ms: 0 })]);
-    expect(await deliveryRow(base.db, stored.id)).toBeUndefined();
+    expect(await attemptsOf(suite.base.db, stored.id)).toEqual([expect.objectContaining({ outcome: 'cancelled', status_code: null, duration_ms: 0 })]);
+    expect(await deliveryRow(suite.base.db, stored.id)).toBeUndefined();
     expect(heard.reported).toEqual([]);
   });
 
@@ -158,10 +145,10 @@ describe('attemptRunner', () => {
     await runner.unsent(late, Date.now(), 4);
 
     expect(r.started).toBe(0);
-    const [attempt] = await attemptsOf(base.db, stored.id);
+    const [attempt] = await attemptsOf(suite.base.db, stored.id);
     expect(attempt).toMatchObject({ outcome: 'failed', error: notStartedError(4, TIMEOUT_MS) });
     expect(attempt!.duration_ms).toBeGreaterThanOrEqual(2 * TIMEOUT_MS);
-    expect(await deliveryRow(base.db, stored.id)).toMatchObject({ status: 'pending', attempt_count: 1 });
+    expect(await deliveryRow(suite.base.db, stored.id)).toMatchObject({ status: 'pending', attempt_count: 1 });
   });
 
   it('gives a delivery back without using an attempt', async () => {
@@ -171,8 +158,8 @@ describe('attemptRunner', () => {
 
     await runner.giveBack(w, until);
 
-    expect(await attemptsOf(base.db, stored.id)).toEqual([]);
-    const row = await deliveryRow(base.db, stored.id);
+    expect(await attemptsOf(suite.base.db, stored.id)).toEqual([]);
+    const row = await deliveryRow(suite.base.db, stored.id);
     expect(row).toMatchObject({ status: 'pending', attempt_count: 0, lease_token: null });
     expect(Math.abs(row!.next_attempt_at.getTime() - until.getTime())).toBeLessThan(1_000);
   });
@@ -185,7 +172,7 @@ describe('attemptRunner', () => {
     await runOnce(runner, w);
 
     expect(heard.unreported).toBe(1);
-    expect(await deliveryRow(base.db, stored.id)).toMatchObject({ status: 'delivered', outcome_reported_at: null });
+    expect(await deliveryRow(suite.base.db, stored.id)).toMatchObject({ status: 'delivered', outcome_reported_at: null });
   });
 
   it("never reports a test send's outcome", async () => {
@@ -195,8 +182,8 @@ describe('attemptRunner', () => {
 
     await runOnce(runner, w);
 
-    expect(await attemptsOf(base.db, stored.id)).toEqual([expect.objectContaining({ outcome: 'delivered', trigger: 'test' })]);
+    expect(await attemptsOf(suite.base.db, stored.id)).toEqual([expect.objectContaining({ outcome: 'delivered', trigger: 'test' })]);
     expect(heard.reported).toEqual([]);
-    expect(await deliveryRow(base.db, stored.id)).toBeUndefined();
+    expect(await deliveryRow(suite.base.db, stored.id)).toBeUndefined();
   });
 });

@@ -1,40 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, testTokens } from '@preflight/testing';
-import { createWebhookClient, type WebhookClient } from '../src/clients/webhook-client.ts';
+import { describe, expect, it } from 'vitest';
+import { eventually } from '@preflight/testing';
 import { deliveryMetrics } from '../src/worker/metrics.ts';
 import { AUTO_DISABLE_AFTER, startOutcomeReporter } from '../src/worker/outcome-reporter.ts';
-import { startWebhookStub, type WebhookStub } from './harness.ts';
-import { deliveryRow, silentLogger, storeDelivery, workerDatabase, type WorkerDatabase } from './worker-fixture.ts';
+import { deliveryRow, silentLogger, storeDelivery, workerSuite } from './worker-fixture.ts';
 
-let base: WorkerDatabase;
-let stub: WebhookStub;
-let webhooks: WebhookClient;
-
-beforeAll(async () => {
-  base = await workerDatabase();
-  stub = await startWebhookStub();
-  webhooks = createWebhookClient(stub.url, testTokens('delivery'));
-});
-afterAll(async () => {
-  await webhooks?.close();
-  await stub?.close();
-  await base?.close();
-});
+const suite = workerSuite();
 
 /** A reporter that polls only when woken (its poll is a minute), with what it told `onDisabled`. */
 function reporterUnderTest() {
   const disabled: Array<[string, string]> = [];
-  const metrics = deliveryMetrics(new Registry(), base.db);
-  const reporter = startOutcomeReporter({ db: base.db, webhooks, metrics, logger: silentLogger, pollIntervalMs: 60_000, onDisabled: (orgId, endpointId) => disabled.push([orgId, endpointId]) });
+  const metrics = deliveryMetrics(new Registry(), suite.base.db);
+  const reporter = startOutcomeReporter({ db: suite.base.db, webhooks: suite.webhooks, metrics, logger: silentLogger, pollIntervalMs: 60_000, onDisabled: (orgId, endpointId) => disabled.push([orgId, endpointId]) });
   return { reporter, metrics, disabled };
 }
 
 /** A final delivery whose outcome is still to be reported, finished `agoMs` ago. */
 async function finalUnreported(endpointId: string, orgId: string, status: 'delivered' | 'failed', agoMs: number): Promise<string> {
-  const { id } = await storeDelivery(base.db, { endpointId, orgId, url: 'http://127.0.0.1:9/hook', dueInMs: 3_600_000 });
-  await base.db
+  const { id } = await storeDelivery(suite.base.db, { endpointId, orgId, url: 'http://127.0.0.1:9/hook', dueInMs: 3_600_000 });
+  await suite.base.db
     .updateTable('deliveries')
     .set({ status, attempt_count: 1, finished_at: new Date(Date.now() - agoMs) })
     .where('id', '=', id)
@@ -49,12 +34,12 @@ describe('startOutcomeReporter', () => {
     const { reporter } = reporterUnderTest();
     try {
       const orgId = randomUUID();
-      const endpoint = stub.add(orgId, 'http://127.0.0.1:9/hook');
+      const endpoint = suite.stub.add(orgId, 'http://127.0.0.1:9/hook');
       const ids = [await finalUnreported(endpoint.id, orgId, 'failed', 3_000), await finalUnreported(endpoint.id, orgId, 'failed', 2_000), await finalUnreported(endpoint.id, orgId, 'delivered', 1_000)];
       reporter.wake();
 
-      await eventually(() => expect(stub.outcomes.filter((o) => o.endpointId === endpoint.id)).toEqual([false, false, true].map((delivered) => ({ endpointId: endpoint.id, delivered }))));
-      for (const id of ids) await eventually(async () => expect(await deliveryRow(base.db, id)).toBeUndefined());
+      await eventually(() => expect(suite.stub.outcomes.filter((o) => o.endpointId === endpoint.id)).toEqual([false, false, true].map((delivered) => ({ endpointId: endpoint.id, delivered }))));
+      for (const id of ids) await eventually(async () => expect(await deliveryRow(suite.base.db, id)).toBeUndefined());
       expect(endpoint.consecutiveFailures).toBe(0);
     } finally {
       await reporter.stop();
@@ -65,14 +50,14 @@ describe('startOutcomeReporter', () => {
     const { reporter } = reporterUnderTest();
     try {
       const orgId = randomUUID();
-      const endpoint = stub.add(orgId, 'http://127.0.0.1:9/hook');
-      stub.failOutcomeCalls = 1;
+      const endpoint = suite.stub.add(orgId, 'http://127.0.0.1:9/hook');
+      suite.stub.failOutcomeCalls = 1;
       const id = await finalUnreported(endpoint.id, orgId, 'failed', 1_000);
       reporter.wake();
 
-      await eventually(async () => expect(await deliveryRow(base.db, id)).toBeUndefined(), { timeoutMs: 10_000 });
-      expect(stub.failOutcomeCalls).toBe(0);
-      expect(stub.outcomes.filter((o) => o.endpointId === endpoint.id)).toEqual([{ endpointId: endpoint.id, delivered: false }]);
+      await eventually(async () => expect(await deliveryRow(suite.base.db, id)).toBeUndefined(), { timeoutMs: 10_000 });
+      expect(suite.stub.failOutcomeCalls).toBe(0);
+      expect(suite.stub.outcomes.filter((o) => o.endpointId === endpoint.id)).toEqual([{ endpointId: endpoint.id, delivered: false }]);
     } finally {
       await reporter.stop();
     }
@@ -82,7 +67,7 @@ describe('startOutcomeReporter', () => {
     const { reporter, metrics, disabled } = reporterUnderTest();
     try {
       const orgId = randomUUID();
-      const endpoint = stub.add(orgId, 'http://127.0.0.1:9/hook');
+      const endpoint = suite.stub.add(orgId, 'http://127.0.0.1:9/hook');
       const gone = randomUUID();
       const failure = { id: randomUUID(), endpoint_id: endpoint.id, org_id: orgId, event_type: 'IssueCreated', status: 'failed' as const };
 
@@ -104,10 +89,10 @@ describe('startOutcomeReporter', () => {
   it('throws from report when the webhook service does not answer', async () => {
     const { reporter } = reporterUnderTest();
     try {
-      stub.down = true;
+      suite.stub.down = true;
       await expect(reporter.report([{ id: randomUUID(), endpoint_id: randomUUID(), org_id: randomUUID(), event_type: 'IssueCreated', status: 'delivered' }])).rejects.toThrow();
     } finally {
-      stub.down = false;
+      suite.stub.down = false;
       await reporter.stop();
     }
   });

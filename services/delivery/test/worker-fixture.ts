@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createDatabase, migrateToLatest, sql, type Kysely } from '@preflight/db';
 import { createLogger } from '@preflight/log';
-import { TEST_DATABASE_URL, dropSchemas, isolatedName } from '@preflight/testing';
+import { TEST_DATABASE_URL, dropSchemas, isolatedName, testTokens } from '@preflight/testing';
+import { afterAll, beforeAll } from 'vitest';
+import { createWebhookClient, type WebhookClient } from '../src/clients/webhook-client.ts';
 import { migrations } from '../src/migrations/index.ts';
 import { claimDue, type ClaimedDelivery } from '../src/storage/deliveries.ts';
 import type { DeliveryDatabase, DeliveryTrigger } from '../src/storage/schema.ts';
+import { startWebhookStub, type WebhookStub } from './harness.ts';
 
 /**
  * For unit tests of the worker's parts: a migrated schema of their own (no service, no
@@ -32,6 +35,22 @@ export async function workerDatabase(): Promise<WorkerDatabase> {
       await dropSchemas([schema]);
     },
   };
+}
+
+/** A test file's schema, webhook stand-in and client of it (as the delivery service), made before its tests and closed after them. */
+export function workerSuite() {
+  const suite = { base: undefined as unknown as WorkerDatabase, stub: undefined as unknown as WebhookStub, webhooks: undefined as unknown as WebhookClient };
+  beforeAll(async () => {
+    suite.base = await workerDatabase();
+    suite.stub = await startWebhookStub();
+    suite.webhooks = createWebhookClient(suite.stub.url, testTokens('delivery'));
+  });
+  afterAll(async () => {
+    await suite.webhooks?.close();
+    await suite.stub?.close();
+    await suite.base?.close();
+  });
+  return suite;
 }
 
 export interface StoredDelivery {
