@@ -8,8 +8,8 @@ import { z } from 'zod';
 const uuid = z.uuid();
 const dateTime = z.iso.datetime({ offset: true });
 
-/** A member's role in an organisation, strongest first (libs/http MEMBER_ROLES lists the same). */
-const MEMBER_ROLES = ['Owner', 'Admin', 'Member'] as const;
+/** A member's role in an organisation, strongest first (libs/http's caller still lists them again). */
+export const MEMBER_ROLES = ['Owner', 'Admin', 'Member'] as const;
 const role = z.enum(MEMBER_ROLES, { error: `Must be one of ${MEMBER_ROLES.join(', ')}.` });
 
 export const AdminCreateInvitationRequestSchema = z.strictObject({
