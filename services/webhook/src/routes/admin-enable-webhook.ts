@@ -11,8 +11,8 @@ export const register: Registration = (app, { db, logger, signal }) =>
     const id = pathId(req.params.id, 'webhook');
     const row = await enableWebhook(db, id, orgScope);
     if (!row) throw notFound('webhook', id);
-    logger.info({ webhookId: id, orgId: row.org_id }, 'webhook enabled');
+    logger.info({ webhookId: id, orgId: row.orgId }, 'webhook enabled');
     // reset: every delivery replica forgets what its breaker learnt about the endpoint.
-    await signal.changed({ orgId: row.org_id, endpointId: id, reset: true });
+    await signal.changed({ orgId: row.orgId, endpointId: id, reset: true });
     io.send(toAdminWebhook(row));
   });

@@ -35,7 +35,7 @@ export const register: Registration = (app, { db, keys, logger, signal }) =>
         }
       }
       const expiresAt = await replaceSecret(trx, id, { secret: sealSecret(keys, secret, context), previous, graceHours: previous ? graceHours : 0 });
-      return { orgId: row.org_id, expiresAt };
+      return { orgId: row.orgId, expiresAt };
     });
     if (!rotated) throw notFound('webhook', id);
     logger.info({ webhookId: id, orgId: rotated.orgId, graceHours }, 'webhook secret rotated');

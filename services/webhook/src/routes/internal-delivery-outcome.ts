@@ -14,6 +14,6 @@ export const register: Registration = (app, { db, logger }) =>
     const { delivered } = io.body;
     const row = await recordDeliveryOutcome(db, id, delivered);
     if (!row) throw notFound('webhook', id);
-    if (!delivered && !row.is_enabled && row.consecutive_failures === AUTO_DISABLE_AFTER) logger.warn({ webhookId: id, consecutiveFailures: row.consecutive_failures }, 'webhook disabled after consecutive failures');
-    io.send({ isEnabled: row.is_enabled, consecutiveFailures: row.consecutive_failures });
+    if (!delivered && !row.isEnabled && row.consecutiveFailures === AUTO_DISABLE_AFTER) logger.warn({ webhookId: id, consecutiveFailures: row.consecutiveFailures }, 'webhook disabled after consecutive failures');
+    io.send({ isEnabled: row.isEnabled, consecutiveFailures: row.consecutiveFailures });
   });

@@ -34,10 +34,10 @@ export const register: Registration = (app, { db, logger }) =>
     const results = outcomes.map((o, i) => {
       const row = states[i];
       const webhookId = o.webhookId.toLowerCase();
-      if (row && !o.delivered && !row.is_enabled && row.consecutive_failures === AUTO_DISABLE_AFTER) {
-        logger.warn({ webhookId, consecutiveFailures: row.consecutive_failures }, 'webhook disabled after consecutive failures');
+      if (row && !o.delivered && !row.isEnabled && row.consecutiveFailures === AUTO_DISABLE_AFTER) {
+        logger.warn({ webhookId, consecutiveFailures: row.consecutiveFailures }, 'webhook disabled after consecutive failures');
       }
-      return { webhookId, state: row ? { isEnabled: row.is_enabled, consecutiveFailures: row.consecutive_failures } : null };
+      return { webhookId, state: row ? { isEnabled: row.isEnabled, consecutiveFailures: row.consecutiveFailures } : null };
     });
     io.send({ results });
   });

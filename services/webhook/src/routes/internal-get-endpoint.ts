@@ -19,5 +19,5 @@ export const register: Registration = (app, { db, keys, logger, secretFailures }
     if (!row) throw notFound('webhook', id);
     const secrets = endpointSecretsOrUnsignable(keys, row, logger, { includeUnsignable: includesUnsignable(req.query), failed: secretFailures });
     if (!secrets) throw conflict("the endpoint's secret cannot be decrypted with this deployment's keys");
-    io.send({ id, orgId: row.org_id, url: row.url, events: row.events, isEnabled: row.is_enabled, ...secrets });
+    io.send({ id, orgId: row.orgId, url: row.url, events: row.events, isEnabled: row.isEnabled, ...secrets });
   });

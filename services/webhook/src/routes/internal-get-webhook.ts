@@ -15,5 +15,5 @@ export const register: Registration = (app, { db }) =>
     const id = pathId(req.params.id, 'webhook');
     const row = await webhookState(db, id);
     if (!row) throw notFound('webhook', id);
-    io.send({ id, orgId: row.org_id, isEnabled: row.is_enabled });
+    io.send({ id, orgId: row.orgId, isEnabled: row.isEnabled });
   });

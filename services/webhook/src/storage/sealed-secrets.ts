@@ -1,8 +1,8 @@
-import { sql, writeSealedColumns, type Kysely } from '@preflight/db';
+import { writeSealedColumns, type Kysely } from '@preflight/db';
 import type { Resealed, SealedRow, SealedStore } from '@preflight/secret-box';
 import { secretContext } from '../domain/secret-context.ts';
 import type { WebhookDatabase } from './schema.ts';
-import { sealedPreviousSecret, sealedSecret } from './webhooks.ts';
+import { sealedPreviousSecret, sealedSecret, selectEndpoint } from './webhooks.ts';
 
 /** The kinds of sealed part a webhook row holds (the gauge's and the report's labels). */
 export const SIGNING_SECRET = 'signing-secret';
@@ -20,17 +20,12 @@ export const sealedSecrets = (db: Kysely<WebhookDatabase>): SealedStore => ({
  * nor rewritten). Deleted endpoints are gone from the table.
  */
 export async function sealedSecretsPage(db: Kysely<WebhookDatabase>, afterId: string | undefined, limit: number): Promise<SealedRow[]> {
-  let query = db
-    .selectFrom('webhooks')
-    .selectAll()
-    .select(sql<boolean>`coalesce(previous_secret_expires_at > now(), false)`.as('previous_live'))
-    .orderBy('id')
-    .limit(limit);
+  let query = selectEndpoint(db).orderBy('id').limit(limit);
   if (afterId !== undefined) query = query.where('id', '>', afterId);
   const rows = await query.execute();
   return rows.map((row) => {
     const context = secretContext(row.id);
-    const previous = row.previous_live ? sealedPreviousSecret(row) : null;
+    const previous = row.previousLive ? sealedPreviousSecret(row) : null;
     return {
       id: row.id,
       parts: [{ kind: SIGNING_SECRET, sealed: sealedSecret(row), context }, ...(previous ? [{ kind: PREVIOUS_SIGNING_SECRET, sealed: previous, context }] : [])],

@@ -1,8 +1,32 @@
-import { sql, type Kysely, type Selectable } from '@preflight/db';
+import { sql, type Kysely } from '@preflight/db';
 import type { SealedSecret } from '@preflight/secret-box';
-import type { WebhookDatabase, WebhookSource, WebhooksTable } from './schema.ts';
+import type { WebhookDatabase, WebhookSource } from './schema.ts';
 
-export type WebhookRow = Selectable<WebhooksTable>;
+/** Every column of a webhook, aliased in SQL so rows read like the domain with no mapping. */
+const WEBHOOK_FIELDS = [
+  'id',
+  'org_id as orgId',
+  'name',
+  'url',
+  'events',
+  'source',
+  'is_enabled as isEnabled',
+  'consecutive_failures as consecutiveFailures',
+  'disabled_at as disabledAt',
+  'secret_key_id as secretKeyId',
+  'secret_iv as secretIv',
+  'secret_ciphertext as secretCiphertext',
+  'secret_tag as secretTag',
+  'previous_secret_key_id as previousSecretKeyId',
+  'previous_secret_iv as previousSecretIv',
+  'previous_secret_ciphertext as previousSecretCiphertext',
+  'previous_secret_tag as previousSecretTag',
+  'previous_secret_expires_at as previousSecretExpiresAt',
+  'created_at as createdAt',
+  'updated_at as updatedAt',
+] as const;
+
+export type WebhookRow = Awaited<ReturnType<typeof listWebhooks>>[number];
 
 /** Consecutive failed deliveries after which an endpoint is disabled (spec 6.5 rule 5). */
 export const AUTO_DISABLE_AFTER = 5;
@@ -25,18 +49,18 @@ export async function insertWebhook(
       secret_ciphertext: input.secret.ciphertext,
       secret_tag: input.secret.tag,
     })
-    .returningAll()
+    .returning(WEBHOOK_FIELDS)
     .executeTakeFirstOrThrow();
 }
 
 /** An organisation's endpoints, newest first (id breaks ties within one clock tick). */
-export async function listWebhooks(db: Kysely<WebhookDatabase>, orgId: string): Promise<WebhookRow[]> {
-  return db.selectFrom('webhooks').selectAll().where('org_id', '=', orgId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+export async function listWebhooks(db: Kysely<WebhookDatabase>, orgId: string) {
+  return db.selectFrom('webhooks').select(WEBHOOK_FIELDS).where('org_id', '=', orgId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
 }
 
 /** The organisation an endpoint belongs to and whether it is enabled; undefined when there is no such endpoint. */
-export async function webhookState(db: Kysely<WebhookDatabase>, id: string): Promise<{ org_id: string; is_enabled: boolean } | undefined> {
-  return db.selectFrom('webhooks').select(['org_id', 'is_enabled']).where('id', '=', id).executeTakeFirst();
+export async function webhookState(db: Kysely<WebhookDatabase>, id: string): Promise<{ orgId: string; isEnabled: boolean } | undefined> {
+  return db.selectFrom('webhooks').select(['org_id as orgId', 'is_enabled as isEnabled']).where('id', '=', id).executeTakeFirst();
 }
 
 /** True when a row was removed; the org condition makes another organisation's id a miss. */
@@ -45,12 +69,12 @@ export async function deleteWebhook(db: Kysely<WebhookDatabase>, id: string, org
   return result.numDeletedRows > 0n;
 }
 
-/** A row as the delivery service's reads need it: `previous_live` tells whether its previous secret is still in its grace period. */
-export type EndpointRow = WebhookRow & { previous_live: boolean };
+/** A row as the delivery service's reads need it: `previousLive` tells whether its previous secret is still in its grace period. */
+export type EndpointRow = WebhookRow & { previousLive: boolean };
 
-// Judged by the database clock, the one that stamped the expiry at rotation.
-const selectEndpoint = (db: Kysely<WebhookDatabase>) =>
-  db.selectFrom('webhooks').selectAll().select(sql<boolean>`coalesce(previous_secret_expires_at > now(), false)`.as('previous_live'));
+/** Every endpoint, each with `previousLive` judged by the database clock (the one that stamped the expiry at rotation). */
+export const selectEndpoint = (db: Kysely<WebhookDatabase>) =>
+  db.selectFrom('webhooks').select(WEBHOOK_FIELDS).select(sql<boolean>`coalesce(previous_secret_expires_at > now(), false)`.as('previousLive'));
 
 /** One endpoint whatever its state or filter; undefined when there is no such endpoint. */
 export async function endpointById(db: Kysely<WebhookDatabase>, id: string): Promise<EndpointRow | undefined> {
@@ -69,11 +93,11 @@ export async function endpointsFor(db: Kysely<WebhookDatabase>, orgId: string, e
 }
 
 /** The row's current secret as it is sealed. */
-export const sealedSecret = (row: WebhookRow): SealedSecret => ({ keyId: row.secret_key_id, iv: row.secret_iv, ciphertext: row.secret_ciphertext, tag: row.secret_tag });
+export const sealedSecret = (row: WebhookRow): SealedSecret => ({ keyId: row.secretKeyId, iv: row.secretIv, ciphertext: row.secretCiphertext, tag: row.secretTag });
 
 /** The row's previous secret as it is sealed, whether or not it has expired; null when it has none. */
 export function sealedPreviousSecret(row: WebhookRow): SealedSecret | null {
-  const { previous_secret_key_id: keyId, previous_secret_iv: iv, previous_secret_ciphertext: ciphertext, previous_secret_tag: tag } = row;
+  const { previousSecretKeyId: keyId, previousSecretIv: iv, previousSecretCiphertext: ciphertext, previousSecretTag: tag } = row;
   return keyId !== null && iv !== null && ciphertext !== null && tag !== null ? { keyId, iv, ciphertext, tag } : null;
 }
 
@@ -84,7 +108,7 @@ export function sealedPreviousSecret(row: WebhookRow): SealedSecret | null {
 export async function lockWebhook(trx: Kysely<WebhookDatabase>, id: string, orgScope?: string): Promise<WebhookRow | undefined> {
   return trx
     .selectFrom('webhooks')
-    .selectAll()
+    .select(WEBHOOK_FIELDS)
     .where('id', '=', id)
     .$if(orgScope !== undefined, (qb) => qb.where('org_id', '=', orgScope!))
     .forUpdate()
@@ -128,7 +152,7 @@ export async function enableWebhook(db: Kysely<WebhookDatabase>, id: string, org
     .set({ is_enabled: true, consecutive_failures: 0, disabled_at: null, updated_at: sql`now()` })
     .where('id', '=', id)
     .$if(orgScope !== undefined, (qb) => qb.where('org_id', '=', orgScope!))
-    .returningAll()
+    .returning(WEBHOOK_FIELDS)
     .executeTakeFirst();
 }
 
@@ -143,7 +167,7 @@ export async function recordDeliveryOutcome(
   db: Kysely<WebhookDatabase>,
   id: string,
   delivered: boolean,
-): Promise<{ is_enabled: boolean; consecutive_failures: number } | undefined> {
+): Promise<EndpointState | undefined> {
   const reachesLimit = sql<boolean>`(not ${delivered} and consecutive_failures + 1 >= ${AUTO_DISABLE_AFTER})`;
   return db
     .updateTable('webhooks')
@@ -154,13 +178,14 @@ export async function recordDeliveryOutcome(
       updated_at: sql`now()`,
     })
     .where('id', '=', id)
-    .returning(['is_enabled', 'consecutive_failures'])
+    .returning(['is_enabled as isEnabled', 'consecutive_failures as consecutiveFailures'])
     .executeTakeFirst();
 }
 
+/** An endpoint's state after an outcome. */
 export interface EndpointState {
-  is_enabled: boolean;
-  consecutive_failures: number;
+  isEnabled: boolean;
+  consecutiveFailures: number;
 }
 
 /**
@@ -172,13 +197,13 @@ export interface EndpointState {
  */
 export async function recordSuccesses(db: Kysely<WebhookDatabase>, ids: readonly string[]): Promise<Array<EndpointState | undefined>> {
   if (ids.length === 0) return [];
-  const { rows } = await sql<{ id: string; is_enabled: boolean }>`
+  const { rows } = await sql<{ id: string; isEnabled: boolean }>`
     with reset as (
       update webhooks set consecutive_failures = 0, updated_at = now()
       where id = any(${[...ids]}::uuid[]) and consecutive_failures > 0
       returning id)
-    select id, is_enabled from webhooks where id = any(${[...ids]}::uuid[])`.execute(db);
-  const state = new Map(rows.map((r) => [r.id, { is_enabled: r.is_enabled, consecutive_failures: 0 }]));
+    select id, is_enabled as "isEnabled" from webhooks where id = any(${[...ids]}::uuid[])`.execute(db);
+  const state = new Map(rows.map((r) => [r.id, { isEnabled: r.isEnabled, consecutiveFailures: 0 }]));
   return ids.map((id) => state.get(id));
 }
 
@@ -197,30 +222,30 @@ export async function recordDeliveryOutcomes(
   const ids = [...new Set(outcomes.map((o) => o.id))].sort();
   const rows = await trx
     .selectFrom('webhooks')
-    .select(['id', 'is_enabled', 'consecutive_failures'])
+    .select(['id', 'is_enabled as isEnabled', 'consecutive_failures as consecutiveFailures'])
     .where('id', 'in', ids)
     .orderBy('id')
     .forUpdate()
     .execute();
-  const state = new Map(rows.map((r) => [r.id, { is_enabled: r.is_enabled, consecutive_failures: r.consecutive_failures, disable: false, was: r.consecutive_failures }]));
+  const state = new Map(rows.map((r) => [r.id, { isEnabled: r.isEnabled, consecutiveFailures: r.consecutiveFailures, disable: false, was: r.consecutiveFailures }]));
   const answers = outcomes.map((o) => {
     const s = state.get(o.id);
     if (!s) return undefined;
-    if (o.delivered) s.consecutive_failures = 0;
+    if (o.delivered) s.consecutiveFailures = 0;
     else {
-      s.consecutive_failures += 1;
-      if (s.consecutive_failures >= AUTO_DISABLE_AFTER && s.is_enabled) {
-        s.is_enabled = false;
+      s.consecutiveFailures += 1;
+      if (s.consecutiveFailures >= AUTO_DISABLE_AFTER && s.isEnabled) {
+        s.isEnabled = false;
         s.disable = true;
       }
     }
-    return { is_enabled: s.is_enabled, consecutive_failures: s.consecutive_failures };
+    return { isEnabled: s.isEnabled, consecutiveFailures: s.consecutiveFailures };
   });
   // Only endpoints whose state moved are written: in the steady state (successes on an
   // endpoint without failures) a report is one locking read, and no new row versions.
-  const changed = [...state].filter(([, s]) => s.disable || s.consecutive_failures !== s.was);
+  const changed = [...state].filter(([, s]) => s.disable || s.consecutiveFailures !== s.was);
   if (changed.length > 0) {
-    const values = sql.join(changed.map(([id, s]) => sql`(${id}::uuid, ${s.is_enabled}::boolean, ${s.consecutive_failures}::integer, ${s.disable}::boolean)`));
+    const values = sql.join(changed.map(([id, s]) => sql`(${id}::uuid, ${s.isEnabled}::boolean, ${s.consecutiveFailures}::integer, ${s.disable}::boolean)`));
     await sql`
       update webhooks w
       set is_enabled = v.is_enabled,

@@ -44,10 +44,10 @@ export function openEndpointSecrets(keys: KeyRing, row: EndpointRow, logger: Log
     if (err instanceof SecretUnavailableError) failed?.('signing-secret');
     throw err;
   }
-  const sealedPrevious = row.previous_live ? sealedPreviousSecret(row) : null;
+  const sealedPrevious = row.previousLive ? sealedPreviousSecret(row) : null;
   if (!sealedPrevious) return { secret, previousSecret: null, previousSecretExpiresAt: null };
   try {
-    return { secret, previousSecret: openSecret(keys, sealedPrevious, context), previousSecretExpiresAt: row.previous_secret_expires_at!.toISOString() };
+    return { secret, previousSecret: openSecret(keys, sealedPrevious, context), previousSecretExpiresAt: row.previousSecretExpiresAt!.toISOString() };
   } catch (err) {
     if (!(err instanceof SecretUnavailableError)) throw err;
     failed?.('previous-signing-secret');
@@ -71,7 +71,7 @@ export function endpointSecretsOrUnsignable(
     return openEndpointSecrets(keys, row, logger, opts.failed);
   } catch (err) {
     if (!(err instanceof SecretUnavailableError)) throw err;
-    const fields = { webhookId: row.id, orgId: row.org_id, keyId: err.keyId };
+    const fields = { webhookId: row.id, orgId: row.orgId, keyId: err.keyId };
     if (!opts.includeUnsignable) {
       logger.error(fields, 'webhook secret cannot be decrypted; endpoint left out for a caller that does not take unsignable endpoints');
       return undefined;

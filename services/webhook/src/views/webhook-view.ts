@@ -8,13 +8,13 @@ export function toPublicWebhook(row: WebhookRow): PublicWebhook {
     name: row.name,
     url: row.url,
     events: row.events,
-    isEnabled: row.is_enabled,
+    isEnabled: row.isEnabled,
     source: row.source,
-    createdAt: row.created_at.toISOString(),
+    createdAt: row.createdAt.toISOString(),
   };
 }
 
 /** The settings page also sees the failure streak and when the endpoint was auto-disabled. */
 export function toAdminWebhook(row: WebhookRow): AdminWebhook {
-  return { ...toPublicWebhook(row), consecutiveFailures: row.consecutive_failures, disabledAt: row.disabled_at?.toISOString() ?? null };
+  return { ...toPublicWebhook(row), consecutiveFailures: row.consecutiveFailures, disabledAt: row.disabledAt?.toISOString() ?? null };
 }
