@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Kysely } from '@preflight/db';
-import { ENDPOINTS, type Endpoint, type EndpointsOf, type MemberAccess, type RequestOf, type Scope } from '@preflight/contract';
+import { ENDPOINTS, type Endpoint, type EndpointAccess, type EndpointsOf, type HttpMethod, type RequestOf } from '@preflight/contract';
 import { parseBody, parseQuery, sendJson } from '@preflight/http';
 import type { EndpointIo, QueryOf } from '@preflight/service-kit';
 import type { Logger } from '@preflight/log';
@@ -12,7 +12,7 @@ import type { KeyIdentity } from '../storage/api-keys.ts';
 import type { OperatorIdentity } from '../storage/operator-tokens.ts';
 import type { IdentityDb } from '../storage/schema.ts';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type { HttpMethod };
 
 /** What the gateway's own endpoints may use. */
 export interface GatewayDeps {
@@ -77,12 +77,11 @@ export function localEndpoint<K extends GatewayEndpointId>(id: K, spec: { handle
 }
 
 /**
- * Who may call a route: nobody in particular, an API key (with a scope, or `any`), or the operator
- * (and console members of the organisation with a role `members` allows; none without it).
- * An unauthenticated route may name `limitBy`, a path parameter holding a UUID: requests are then
+ * Who may call a route: the manifest's access rules but `internal` (never routed). An
+ * unauthenticated route's `limitBy` names a path parameter holding a UUID: requests are then
  * rate-limited per its value (HOOK_RATE_LIMIT_*), and one whose value is no UUID is a 404 here.
  */
-export type RouteAuth = { auth: 'none'; limitBy?: string } | { auth: 'api-key'; scope: Scope | 'any' } | { auth: 'admin'; members?: MemberAccess };
+export type RouteAuth = Exclude<EndpointAccess, { auth: 'internal' }>;
 
 /**
  * Where a matched request goes: a service, or a handler in this process. `forwardHeaders` adds
