@@ -1,25 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually } from '@preflight/testing';
 import type { ClaimedDelivery } from '../src/storage/deliveries.ts';
 import { waiting } from '../src/worker/attempt-runner.ts';
 import { startClaimLoop, type ClaimLoop } from '../src/worker/claim-loop.ts';
 import { EndpointSlots } from '../src/worker/endpoint-slots.ts';
-import { deliveryRow, silentLogger, storeDelivery, workerDatabase, type StoredDelivery, type WorkerDatabase } from './worker-fixture.ts';
+import { deliveryRow, heldRow, silentLogger, storeDelivery, workerSuite, type StoredDelivery } from './worker-fixture.ts';
 
 const MAX_PER_ENDPOINT = 2;
 const URL = 'http://127.0.0.1:9/hook';
 
-let base: WorkerDatabase;
-beforeAll(async () => {
-  base = await workerDatabase();
-});
-afterAll(async () => {
-  await base?.close();
-});
+const suite = workerSuite();
 // Each test sees only its own deliveries.
 beforeEach(async () => {
-  await base.db.deleteFrom('deliveries').execute();
+  await suite.base.db.deleteFrom('deliveries').execute();
 });
 
 let loop: ClaimLoop | undefined;
@@ -37,7 +31,7 @@ function claimLoopUnderTest(opts: { capacity: number; slots?: EndpointSlots; exp
   const slots = opts.slots ?? new EndpointSlots(MAX_PER_ENDPOINT);
   const taken: Array<{ row: ClaimedDelivery; token: string }> = [];
   loop = startClaimLoop({
-    db: base.db,
+    db: suite.base.db,
     logger: silentLogger,
     slots,
     maxPerEndpoint: MAX_PER_ENDPOINT,
@@ -55,31 +49,17 @@ function claimLoopUnderTest(opts: { capacity: number; slots?: EndpointSlots; exp
   return { loop, slots, taken };
 }
 
-/** A row this replica holds already (not stored: the loop only counts it). */
-const heldRow = (endpointId: string): ClaimedDelivery => ({
-  id: randomUUID(),
-  event_id: randomUUID(),
-  event_type: 'IssueCreated',
-  endpoint_id: endpointId,
-  org_id: randomUUID(),
-  url: URL,
-  body: '{}',
-  attempt_count: 0,
-  trigger: 'event',
-  due_at: new Date(),
-});
-
 const ids = (taken: Array<{ row: ClaimedDelivery }>) => taken.map((t) => t.row.id).sort();
 
 describe('startClaimLoop', () => {
   it('claims the due rows it has room for, leased under the token it hands over, and claims again when room frees', async () => {
     const endpoints = [randomUUID(), randomUUID(), randomUUID()];
     const stored: StoredDelivery[] = [];
-    for (const endpointId of endpoints) stored.push(await storeDelivery(base.db, { endpointId, url: URL }));
+    for (const endpointId of endpoints) stored.push(await storeDelivery(suite.base.db, { endpointId, url: URL }));
     const { loop, slots, taken } = claimLoopUnderTest({ capacity: 2 });
 
     await eventually(() => expect(taken).toHaveLength(2));
-    for (const { row, token } of taken) expect(await deliveryRow(base.db, row.id)).toMatchObject({ status: 'pending', lease_token: token });
+    for (const { row, token } of taken) expect(await deliveryRow(suite.base.db, row.id)).toMatchObject({ status: 'pending', lease_token: token });
 
     slots.drain();
     loop.roomFreed();
@@ -91,12 +71,12 @@ describe('startClaimLoop', () => {
     // The first claim found nothing: none is wanted until something says rows may be due.
     await eventually(() => expect(loop.wanted()).toBe(false));
 
-    const now = await storeDelivery(base.db, { endpointId: randomUUID(), url: URL });
+    const now = await storeDelivery(suite.base.db, { endpointId: randomUUID(), url: URL });
     loop.wake();
     expect(loop.wanted()).toBe(true);
     await eventually(() => expect(ids(taken)).toEqual([now.id]));
 
-    const later = await storeDelivery(base.db, { endpointId: randomUUID(), url: URL, dueInMs: 300 });
+    const later = await storeDelivery(suite.base.db, { endpointId: randomUUID(), url: URL, dueInMs: 300 });
     loop.wake();
     await eventually(() => expect(ids(taken)).toEqual([now.id, later.id].sort()), { timeoutMs: 5_000 });
     expect(taken.find((t) => t.row.id === later.id)!.row.due_at.getTime()).toBeLessThanOrEqual(Date.now());
@@ -108,8 +88,8 @@ describe('startClaimLoop', () => {
     // Twice its bound held here: half of it in flight, half waiting.
     for (let i = 0; i < 2 * MAX_PER_ENDPOINT; i++) slots.enqueue(waiting(heldRow(full), randomUUID(), Date.now()));
     slots.startEach(() => true, () => undefined);
-    const held = await storeDelivery(base.db, { endpointId: full, url: URL });
-    const other = await storeDelivery(base.db, { endpointId: randomUUID(), url: URL });
+    const held = await storeDelivery(suite.base.db, { endpointId: full, url: URL });
+    const other = await storeDelivery(suite.base.db, { endpointId: randomUUID(), url: URL });
     const { loop, taken } = claimLoopUnderTest({ capacity: 100, slots });
 
     await eventually(() => expect(ids(taken)).toEqual([other.id]));
@@ -128,7 +108,7 @@ describe('startClaimLoop', () => {
         if (expired === 1) throw new Error('database unavailable');
       },
     });
-    const stored = await storeDelivery(base.db, { endpointId: randomUUID(), url: URL });
+    const stored = await storeDelivery(suite.base.db, { endpointId: randomUUID(), url: URL });
     loop!.wake();
 
     await eventually(() => expect(ids(taken)).toEqual([stored.id]));

@@ -1,23 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { ClaimedDelivery } from '../src/storage/deliveries.ts';
 import { AdmissionQueue } from '../src/worker/admissions.ts';
 import type { Waiting } from '../src/worker/attempt-runner.ts';
 import { EndpointSlots, STALL_MS } from '../src/worker/endpoint-slots.ts';
+import { ParkedEndpoints } from '../src/worker/parked-endpoints.ts';
+import { reserveSlots, type ReservationRules } from '../src/worker/reservation.ts';
+import { heldRow } from './worker-fixture.ts';
 
-const row = (endpointId: string): ClaimedDelivery => ({
-  id: randomUUID(),
-  event_id: randomUUID(),
-  event_type: 'IssueCreated',
-  endpoint_id: endpointId,
-  org_id: randomUUID(),
-  url: 'https://receiver.example/hook',
-  body: '{}',
-  attempt_count: 0,
-  trigger: 'event',
-  due_at: new Date(),
-});
-const waiting = (endpointId: string, dueAt = Date.now()): Waiting => ({ row: row(endpointId), token: randomUUID(), dueAt, early: undefined });
+const waiting = (endpointId: string, dueAt = Date.now()): Waiting => ({ row: heldRow(endpointId), token: randomUUID(), dueAt, early: undefined });
 /** Starts every waiting row there is a slot for. */
 const startAll = (slots: EndpointSlots, canStart = () => true) => {
   const started: Waiting[] = [];
@@ -106,5 +96,58 @@ describe('AdmissionQueue', () => {
     queue.sweep();
     expect(await Promise.all(taken)).toEqual([true, false, false]);
     expect(queue.size).toBe(0);
+  });
+});
+
+describe('ParkedEndpoints', () => {
+  it('parks only a stalled endpoint, and unparks it once, at its first answer', () => {
+    const slots = new EndpointSlots(1);
+    const unparked: string[] = [];
+    const parked = new ParkedEndpoints(slots, (id) => unparked.push(id));
+    slots.enqueue(waiting('a'));
+    slots.enqueue(waiting('a'));
+    startAll(slots);
+    expect(parked.parks('a', Date.now())).toBe(false);
+    expect(parked.parks('a', Date.now() + STALL_MS + 50)).toBe(true);
+    parked.answered('b');
+    parked.answered('a');
+    parked.answered('a');
+    expect(unparked).toEqual(['a']);
+  });
+});
+
+describe('reserveSlots', () => {
+  const rules = (slots: EndpointSlots, stalled: string[] = []) => {
+    const heard = { accepted: [] as Array<{ rows: number; token: string }>, released: 0 };
+    const r: ReservationRules = {
+      slots,
+      hasRoomFor: (id) => slots.hasRoom(id),
+      parks: (id) => stalled.includes(id),
+      accept: (rows, token) => heard.accepted.push({ rows: rows.length, token }),
+      released: () => void (heard.released += 1),
+    };
+    return { r, heard };
+  };
+
+  it('grants a slot per endpoint with room, parks the refused rows of a stalled one, and gives the slots back once', () => {
+    const slots = new EndpointSlots(1);
+    const { r, heard } = rules(slots, ['b']);
+    const reservation = reserveSlots(['a', 'a', 'a', 'b', 'b'], r);
+    expect(reservation.granted).toEqual([true, true, false, true, true]);
+    expect(reservation.parked).toEqual([false, false, false, false, false]);
+    expect(slots.reservedTotal).toBe(4);
+
+    const refused = reserveSlots(['a', 'b'], r);
+    expect([refused.granted, refused.parked]).toEqual([
+      [false, false],
+      [false, true],
+    ]);
+
+    reservation.accept([heldRow('a'), heldRow('a'), heldRow('b'), heldRow('b')]);
+    reservation.release();
+    refused.release();
+    expect(heard.accepted).toEqual([{ rows: 4, token: reservation.token }]);
+    expect(heard.released).toBe(1);
+    expect(slots.reservedTotal).toBe(0);
   });
 });

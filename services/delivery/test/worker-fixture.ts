@@ -92,6 +92,20 @@ export async function leaseDue(db: Kysely<DeliveryDatabase>): Promise<{ rows: Cl
   return { rows, token };
 }
 
+/** A row as a claim hands it over, of `endpointId`; not stored (for parts that only count it). */
+export const heldRow = (endpointId: string): ClaimedDelivery => ({
+  id: randomUUID(),
+  event_id: randomUUID(),
+  event_type: 'IssueCreated',
+  endpoint_id: endpointId,
+  org_id: randomUUID(),
+  url: 'https://receiver.example/hook',
+  body: '{}',
+  attempt_count: 0,
+  trigger: 'event',
+  due_at: new Date(),
+});
+
 /** The stored row of a delivery (undefined once deleted: nothing left to do for it). */
 export const deliveryRow = (db: Kysely<DeliveryDatabase>, id: string) => db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
 
