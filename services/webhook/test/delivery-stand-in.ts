@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { EndpointStats } from '../src/clients/delivery-client.ts';
+import type { EndpointStats } from '@preflight/contract';
 
 /** How the stand-in answers `POST /internal/v1/endpoint-stats`. */
 export type StandInBehaviour = 'answer' | 'fail' | 'garble' | 'hang';

@@ -1,10 +1,7 @@
 import type { z } from 'zod';
-import { EndpointStatsAnswerSchema as StatsAnswerSchema, type EndpointStats as ContractEndpointStats, type EndpointStatsRequestSchema } from '@preflight/contract';
+import { EndpointStatsAnswerSchema as StatsAnswerSchema, type EndpointStats, type EndpointStatsRequestSchema } from '@preflight/contract';
 import { outgoingTraceparent } from '@preflight/http';
 import type { ServiceTokens } from '@preflight/service-auth';
-
-/** One endpoint's numbers as the delivery service's `POST /internal/v1/endpoint-stats` answers them (libs/contract, internal.ts). */
-export type EndpointStats = ContractEndpointStats;
 
 /** The delivery service takes at most this many ids per call. */
 export const STATS_IDS_PER_CALL = 500;

@@ -1,7 +1,8 @@
 import { adminOrgId } from '@preflight/http';
 import type { Logger } from '@preflight/log';
 import { route } from '@preflight/service-kit';
-import type { DeliveryClient, EndpointStats } from '../clients/delivery-client.ts';
+import type { EndpointStats } from '@preflight/contract';
+import type { DeliveryClient } from '../clients/delivery-client.ts';
 import { toAdminWebhook } from '../views/webhook-view.ts';
 import { listWebhooks } from '../storage/webhooks.ts';
 import type { Registration } from './context.ts';
