@@ -28,8 +28,6 @@ export {
   type EncodedEvent,
 } from './catalogue.ts';
 export {
-  PUBLIC_EVENTS,
-  RESERVED_EVENTS,
   ISSUE_STATUS_EVENT,
   isPublicEvent,
   isSelectableEvent,

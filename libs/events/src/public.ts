@@ -6,18 +6,15 @@ import { EMITTED_EVENT_TYPES, ISSUE_STATUSES, RESERVED_EVENT_TYPES, type IssueSt
  * The public event names are part of the public contract (libs/contract/src/events.ts); this
  * library maps domain events onto them.
  */
-// EMITTED_EVENT_TYPES is the name; this alias stays only until index.ts, the tests and the README stop using it.
-export const PUBLIC_EVENTS = EMITTED_EVENT_TYPES;
-export const RESERVED_EVENTS = RESERVED_EVENT_TYPES;
 
 export type PublicEventName = (typeof EMITTED_EVENT_TYPES)[number];
-export type ReservedEventName = (typeof RESERVED_EVENTS)[number];
+export type ReservedEventName = (typeof RESERVED_EVENT_TYPES)[number];
 /** Every name an endpoint's event filter may hold. */
 export type SelectableEventName = PublicEventName | ReservedEventName;
 
 export const isPublicEvent = (name: string): name is PublicEventName => (EMITTED_EVENT_TYPES as readonly string[]).includes(name);
 export const isSelectableEvent = (name: string): name is SelectableEventName =>
-  isPublicEvent(name) || (RESERVED_EVENTS as readonly string[]).includes(name);
+  isPublicEvent(name) || (RESERVED_EVENT_TYPES as readonly string[]).includes(name);
 
 /** The body of every delivery (public-api-v1.md 6.1). */
 export interface PublicEnvelope<D = Record<string, unknown>> {

@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_DATA_FIELDS } from '@preflight/contract';
+import { EMITTED_EVENT_TYPES, EVENT_DATA_FIELDS, RESERVED_EVENT_TYPES } from '@preflight/contract';
 import {
   CAMPAIGN_STATUSES,
   DOMAIN_EVENTS,
   DOMAIN_EVENT_KINDS,
   ISSUE_STATUSES,
-  PUBLIC_EVENTS,
-  RESERVED_EVENTS,
   buildEnvelope,
   campaignStatusEventKind,
   createEvent,
@@ -69,9 +67,9 @@ describe('catalogue', () => {
 
 describe('public events', () => {
   it('lists the 9 emitted and the 6 reserved names of spec 6.2 and 6.3', () => {
-    expect(PUBLIC_EVENTS).toHaveLength(9);
-    expect(RESERVED_EVENTS).toHaveLength(6);
-    expect(PUBLIC_EVENTS.filter((e) => (RESERVED_EVENTS as readonly string[]).includes(e))).toEqual([]);
+    expect(EMITTED_EVENT_TYPES).toHaveLength(9);
+    expect(RESERVED_EVENT_TYPES).toHaveLength(6);
+    expect(EMITTED_EVENT_TYPES.filter((e) => (RESERVED_EVENT_TYPES as readonly string[]).includes(e))).toEqual([]);
     expect(isSelectableEvent('TesterInvited')).toBe(true);
     expect(isSelectableEvent('IssueDeleted')).toBe(false);
   });
@@ -185,7 +183,7 @@ describe('public events', () => {
   });
 
   it('has a sample for every emitted event and none for reserved or unknown names', () => {
-    for (const name of PUBLIC_EVENTS) {
+    for (const name of EMITTED_EVENT_TYPES) {
       const sample = sampleEnvelope(name);
       expect(sample?.eventType).toBe(name);
       expect(sample?.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -200,7 +198,7 @@ describe('public events', () => {
     expect(sampleEnvelope('TesterCompleted')?.data).toMatchObject({ verdict: 'Pass', issuesReported: 3 });
     expect(Object.keys(sampleEnvelope('RetestCompleted')?.data ?? {})).toEqual(['issueId', 'campaignId', 'title', 'oldStatus', 'newStatus', 'reason']);
     // Every sample (a domain event through toPublicEvents) carries exactly the contract's fields.
-    for (const name of PUBLIC_EVENTS) expect(Object.keys(sampleEnvelope(name)?.data ?? {}), name).toEqual([...EVENT_DATA_FIELDS[name]]);
+    for (const name of EMITTED_EVENT_TYPES) expect(Object.keys(sampleEnvelope(name)?.data ?? {}), name).toEqual([...EVENT_DATA_FIELDS[name]]);
     expect(sampleEnvelope('CampaignCreated')).toBeUndefined();
     expect(sampleEnvelope('Nope')).toBeUndefined();
   });

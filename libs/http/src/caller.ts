@@ -1,3 +1,4 @@
+import type { MemberRole } from '@preflight/contract';
 import type { Request } from 'express';
 import { AppError } from './errors.ts';
 
@@ -15,9 +16,7 @@ export const CALLER_HEADERS = {
   keyName: 'x-preflight-key-name',
 } as const;
 
-/** A console member's role in their organisation (public-api-v1.md names Owner and Admin; everyone else is a Member). */
-export type MemberRole = 'Owner' | 'Admin' | 'Member';
-export const MEMBER_ROLES: readonly MemberRole[] = ['Owner', 'Admin', 'Member'];
+export { MEMBER_ROLES, type MemberRole } from '@preflight/contract';
 
 /**
  * Who a request acts for: an organisation's API key (`/api/v1`), the operator (`/admin/v1`, every

@@ -9,7 +9,9 @@ const uuid = z.uuid();
 const dateTime = z.iso.datetime({ offset: true });
 
 /** A member's role in an organisation, strongest first (libs/http's caller still lists them again). */
+/** A console member's role in their organisation (public-api-v1.md names Owner and Admin; everyone else is a Member). */
 export const MEMBER_ROLES = ['Owner', 'Admin', 'Member'] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
 const role = z.enum(MEMBER_ROLES, { error: `Must be one of ${MEMBER_ROLES.join(', ')}.` });
 
 export const AdminCreateInvitationRequestSchema = z.strictObject({

@@ -25,6 +25,12 @@ export type ResponseOf<K extends EndpointId> = (typeof ENDPOINTS)[K] extends { r
 /** The request body an endpoint's handler receives once parsed. */
 export type RequestOf<K extends EndpointId> = (typeof ENDPOINTS)[K] extends { request: { body: infer S extends z.ZodType } } ? z.output<S> : never;
 
+/**
+ * What a client may send as an entry's request body: its schema's input, in which fields the
+ * service defaults may be left out (`RequestOf` is what the handler gets once parsed).
+ */
+export type SendOf<K extends EndpointId> = (typeof ENDPOINTS)[K] extends { request: { body: infer S extends z.ZodType } } ? z.input<S> : never;
+
 /** Every entry with its name, in manifest order. */
 export const endpointList = (): Array<Endpoint & { id: EndpointId }> =>
   (Object.entries(ENDPOINTS) as Array<[EndpointId, Endpoint]>).map(([id, e]) => ({ id, ...e }));

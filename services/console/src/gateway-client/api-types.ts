@@ -1,5 +1,4 @@
-import type { z } from 'zod';
-import type { ENDPOINTS, EndpointId, ResponseOf } from '@preflight/contract';
+import type { ResponseOf, SendOf } from '@preflight/contract';
 import type { MemberRole } from '@preflight/http';
 
 /**
@@ -8,11 +7,7 @@ import type { MemberRole } from '@preflight/http';
  * body a client may send it (`SendOf`).
  */
 
-/**
- * What a client may send as an entry's request body: its schema's input, in which fields the
- * service defaults may be left out (`RequestOf` is what the handler gets once parsed).
- */
-export type SendOf<K extends EndpointId> = (typeof ENDPOINTS)[K] extends { request: { body: infer S extends z.ZodType } } ? z.input<S> : never;
+export type { SendOf } from '@preflight/contract';
 
 export type { PublicCampaign, PublicIssue, PublicIssueSummary, IssuePage } from '@preflight/contract';
 

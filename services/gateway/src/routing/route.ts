@@ -1,8 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Kysely } from '@preflight/db';
-import { ENDPOINTS, type Endpoint, type EndpointAccess, type EndpointsOf, type HttpMethod, type RequestOf } from '@preflight/contract';
-import { parseBody, parseQuery, sendJson } from '@preflight/http';
-import type { EndpointIo, QueryOf } from '@preflight/service-kit';
+import type { EndpointAccess, EndpointsOf, HttpMethod } from '@preflight/contract';
+import { endpointIo, type EndpointIo } from '@preflight/service-kit';
 import type { Logger } from '@preflight/log';
 import type { GatewayConfig } from '../config.ts';
 import type { AdminCaller } from '../auth/admin-token.ts';
@@ -57,23 +56,7 @@ export type LocalEndpoints = { [K in GatewayEndpointId]: LocalEndpoint<K> };
  * handler checks access and path ids before reading them.
  */
 export function localEndpoint<K extends GatewayEndpointId>(id: K, spec: { handle(ctx: LocalContext, io: EndpointIo<K>): Promise<void> }): LocalEndpoint<K> {
-  const entry: Endpoint = ENDPOINTS[id];
-  const success = entry.response?.status ?? 200;
-  return {
-    id,
-    handle: (ctx) =>
-      spec.handle(ctx, {
-        send: (body, status = success) => sendJson(ctx.req, ctx.res, status, body),
-        get body() {
-          if (!entry.request?.body) throw new Error(`manifest entry ${id} declares no request body`);
-          return parseBody(entry.request.body, ctx.req.body) as RequestOf<K>;
-        },
-        get query() {
-          if (!entry.request?.query) throw new Error(`manifest entry ${id} declares no query`);
-          return parseQuery(entry.request.query, ctx.req.query) as QueryOf<K>;
-        },
-      }),
-  };
+  return { id, handle: (ctx) => spec.handle(ctx, endpointIo(id, ctx.req, ctx.res)) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from '@preflight/db';
-import type { Scope } from '@preflight/contract';
+import type { AuditActorKind, OperatorScope, Scope } from '@preflight/contract';
 
 export interface OrganizationsTable {
   id: Generated<string>;
@@ -21,7 +21,7 @@ export interface ApiKeysTable {
   revoked_at: ColumnType<Date | null, never, Date | null>;
 }
 
-export type OperatorScope = 'admin:read' | 'admin:write';
+export type { OperatorScope } from '@preflight/contract';
 
 export interface OperatorTokensTable {
   id: Generated<string>;
@@ -36,8 +36,8 @@ export interface OperatorTokensTable {
   revoked_at: ColumnType<Date | null, never, Date | null>;
 }
 
-/** Who made an admin write: the bootstrap token, an operator token, or a console member (id: the user). */
-export type AuditActorKind = 'bootstrap' | 'operator-token' | 'member';
+/** Who made an admin write (id: the user, for a console member). */
+export type { AuditActorKind } from '@preflight/contract';
 
 export interface AuditLogTable {
   id: ColumnType<string, never, never>;

@@ -16,7 +16,8 @@ const MAX_NAME = 200;
 const AUDIT_LOG_MAX_LIMIT = 200;
 const AUDIT_LOG_DEFAULT_LIMIT = 50;
 
-const OPERATOR_SCOPES = ['admin:read', 'admin:write'] as const;
+export const OPERATOR_SCOPES = ['admin:read', 'admin:write'] as const;
+export type OperatorScope = (typeof OPERATOR_SCOPES)[number];
 
 const scopeList = <T extends z.ZodType>(scope: T) =>
   z.array(scope, { error: (issue) => (issue.input === undefined ? 'Is required.' : 'Must be an array of scopes.') });
@@ -93,7 +94,9 @@ export const AdminAuditLogQuerySchema = z.object({
   before: z.iso.datetime({ offset: true, error: 'before must be a date-time, e.g. 2026-01-31T12:00:00Z.' }).optional(),
 });
 
-const AUDIT_ACTOR_KINDS = ['bootstrap', 'operator-token', 'member'] as const;
+/** Who made an admin write: the bootstrap token, an operator token, or a console member. */
+export const AUDIT_ACTOR_KINDS = ['bootstrap', 'operator-token', 'member'] as const;
+export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number];
 
 /** One admin write the gateway answered with a 2xx; `actor.id` and `name` are null for the bootstrap token. */
 export const AdminAuditEntrySchema = z.object({
