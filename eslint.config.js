@@ -86,6 +86,27 @@ export default defineConfig(
     },
   },
   {
+    // Route files serve manifest entries through the kit's route() (the gateway: localEndpoint),
+    // so the method, the path and the answer's type come from the manifest, never restated.
+    files: [`services/*/src/routes/**/*.${SOURCE}`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: SERVICE_PACKAGES.flatMap((name) => [name, `${name}/*`]), message: 'libs/ and services/ never import a service package (services talk over HTTP and events).' }],
+          paths: [{ name: '@preflight/http', importNames: ['sendJson'], message: "Answer with io.send from route() (libs/service-kit): it takes exactly the manifest entry's response." }],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='app'][callee.property.name=/^(get|post|put|patch|delete|all|use)$/]",
+          message: "Serve the manifest entry with route(app, 'entryId', handler) (libs/service-kit): its method and path come from the manifest.",
+        },
+      ],
+    },
+  },
+  {
     // Import boundaries: which part of the tree may import which (docs/development.md).
     files: [`libs/**/*.${SOURCE}`, `services/**/*.${SOURCE}`, `tests/**/*.${SOURCE}`, `scripts/**/*.${SOURCE}`],
     plugins: { boundaries },
