@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connectNats } from '@preflight/bus';
+import { MAX_DELIVERY_OUTCOMES_PER_CALL } from '@preflight/contract';
 import { encodeEndpointsChanged, endpointsChangedSubject, type EndpointsChanged } from '@preflight/events';
 import type { Caller } from '@preflight/http';
 import { createLogger } from '@preflight/log';
@@ -213,8 +214,8 @@ export async function startWebhookStub(): Promise<WebhookStub> {
           return json(res, 503, { status: 503 });
         }
         const { outcomes } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { outcomes: Array<{ webhookId: string; delivered: boolean }> };
-        // The real service's bound (services/webhook MAX_OUTCOMES_PER_CALL): nothing applied beyond it.
-        if (outcomes.length > 500) return json(res, 422, { status: 422 });
+        // The real service's bound: nothing applied beyond it.
+        if (outcomes.length > MAX_DELIVERY_OUTCOMES_PER_CALL) return json(res, 422, { status: 422 });
         return json(res, 200, { results: outcomes.map((o) => ({ webhookId: o.webhookId, state: apply(o.webhookId, o.delivered) })) });
       }
       json(res, 404, { status: 404 });

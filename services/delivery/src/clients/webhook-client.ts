@@ -1,10 +1,11 @@
 import { Agent, request } from 'undici';
-import { z } from 'zod';
+import type { z } from 'zod';
 import {
   DeliveryOutcomesAnswerSchema as OutcomesSchema,
   DeliveryOutcomeStateSchema as OutcomeSchema,
   InternalEndpointDetailSchema as EndpointDetailSchema,
   InternalEndpointListSchema,
+  InternalWebhookStateSchema,
   type DeliveryOutcomeState,
   type DeliveryOutcomesRequestSchema,
   type DeliveryOutcomeRequestSchema,
@@ -20,10 +21,7 @@ export type Endpoint = InternalEndpoint;
 export type EndpointDetail = InternalEndpointDetail;
 export type EndpointState = DeliveryOutcomeState;
 
-/** What this client reads of `GET /internal/v1/webhooks/:id` (`{id, orgId, isEnabled}`, services/webhook/README.md). */
-const WebhookStateSchema = z.object({ orgId: z.string().min(1) });
-
-/** Outcomes per batched call; the webhook service accepts up to 500. */
+/** Outcomes per batched call (the webhook service takes up to MAX_DELIVERY_OUTCOMES_PER_CALL). */
 export const OUTCOMES_PER_CALL = 200;
 
 /** The webhook service gave no usable answer (down, timing out, or garbled): retry later. */
@@ -111,7 +109,7 @@ export function createWebhookClient(baseUrl: string, tokens: Pick<ServiceTokens,
     },
     async webhookOrg(endpointId) {
       const res = await found(await call('GET', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}`), 'a webhook lookup');
-      return res ? (await json(res, WebhookStateSchema)).orgId : undefined;
+      return res ? (await json(res, InternalWebhookStateSchema)).orgId : undefined;
     },
     async endpointById(endpointId) {
       const res = await found(await call('GET', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}/endpoint?unsignable=include`), 'an endpoint lookup');
