@@ -78,6 +78,15 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
   /** Whether a new delivery may start at once for the endpoint: the bounds of a claim. */
   const hasRoomFor = (endpointId: string) => !stopping && free() > 0 && slots.hasRoom(endpointId);
 
+  const unrecordedAttempt = (w: Waiting, err: unknown) =>
+    log.error({ deliveryId: w.row.id, endpointId: w.row.endpoint_id, err: (err as Error).message }, 'attempt could not be recorded; the lease will expire and it is retried');
+
+  /** Keeps an attempt's promise until it is recorded: a stop waits for them all. */
+  function track(p: Promise<void>, w: Waiting): void {
+    const tracked: Promise<void> = p.catch((err: unknown) => unrecordedAttempt(w, err)).finally(() => running.delete(tracked));
+    running.add(tracked);
+  }
+
   /** Leased rows (claimed, or stored by the fan-out) wait for a slot of their endpoint. */
   function take(rows: readonly ClaimedDelivery[], token: string, dueAt?: number): void {
     for (const row of rows) slots.enqueue(waiting(row, token, dueAt ?? row.due_at.getTime()));
@@ -161,15 +170,6 @@ export function startScheduler(opts: SchedulerOptions): Scheduler {
         claims.roomFreed();
       });
     running.add(p);
-  }
-
-  const unrecordedAttempt = (w: Waiting, err: unknown) =>
-    log.error({ deliveryId: w.row.id, endpointId: w.row.endpoint_id, err: (err as Error).message }, 'attempt could not be recorded; the lease will expire and it is retried');
-
-  /** Keeps an attempt's promise until it is recorded: a stop waits for them all. */
-  function track(p: Promise<void>, w: Waiting): void {
-    const tracked: Promise<void> = p.catch((err: unknown) => unrecordedAttempt(w, err)).finally(() => running.delete(tracked));
-    running.add(tracked);
   }
 
   return {
