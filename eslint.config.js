@@ -1,5 +1,5 @@
 // ESLint flat config for the whole monorepo: `npm run lint:code` (also part of `npm run lint` and
-// `npm test`). The layering rules are explained in docs/development.md, "Lint and boundaries".
+// `npm test`). The layering rules are explained in docs/development-reference.md, "Lint and boundaries".
 import js from '@eslint/js';
 import boundaries from 'eslint-plugin-boundaries';
 import globals from 'globals';
@@ -11,7 +11,7 @@ const SERVICE_PACKAGES = ['@preflight/campaign', '@preflight/console', '@preflig
 
 const SOURCE = '{ts,tsx,mts,js,mjs}';
 
-/** The import-boundary policies of `boundaries/dependencies` (docs/development.md, "Lint and boundaries"). */
+/** The import-boundary policies of `boundaries/dependencies` (docs/development-reference.md, "Lint and boundaries"). */
 const NO_CROSS_SERVICE = {
   // A service never imports another service (relative paths that leave its folder).
   from: { element: { type: 'service*' } },
@@ -107,7 +107,7 @@ export default defineConfig(
     },
   },
   {
-    // Import boundaries: which part of the tree may import which (docs/development.md).
+    // Import boundaries: which part of the tree may import which (docs/development-reference.md, "Lint and boundaries").
     files: [`libs/**/*.${SOURCE}`, `services/**/*.${SOURCE}`, `tests/**/*.${SOURCE}`, `scripts/**/*.${SOURCE}`],
     plugins: { boundaries },
     settings: {

@@ -6,7 +6,7 @@
  *   npm run contracts:internal            # rewrite the files
  *   npm run contracts:internal -- --check # write nothing; exit 1 if a file is stale or the change is breaking
  *
- * tests/contracts makes the same comparisons and applies `breakingChanges` (docs/development.md,
+ * tests/contracts makes the same comparisons and applies `breakingChanges` (docs/development-reference.md,
  * "Internal contracts") against the committed snapshot and against the snapshot at a base ref
  * (`baseRef`, the one scripts/check-proto.sh would use), so a breaking change committed together
  * with its regenerated snapshot is still caught.
@@ -91,7 +91,7 @@ const shown = (bs: Branch[]) => bs.map((b) => (b.enum ? `${b.type}(${b.enum.map(
 
 /**
  * The breaking changes from `before` to `after` (two snapshots of one contract) for versions
- * deployed independently, in either order (docs/development.md, "Internal contracts"):
+ * deployed independently, in either order (docs/development-reference.md, "Internal contracts"):
  *  - a request field removed (an owner still deployed may require it) or newly required (a caller
  *    still deployed does not send it);
  *  - a response field removed (a caller still deployed reads it; the owner may stop sending it)
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
   const base = breakingAgainst(baseRef(), snapshots);
   if (base.skipped) process.stdout.write(`breaking check against the base skipped: ${base.skipped}\n`);
   breaking.push(...base.breaking);
-  if (breaking.length) process.stderr.write(`breaking internal contract changes (docs/development.md, "Internal contracts"):\n  ${breaking.join('\n  ')}\n`);
+  if (breaking.length) process.stderr.write(`breaking internal contract changes (docs/development-reference.md, "Internal contracts"):\n  ${breaking.join('\n  ')}\n`);
   if (check && (stale.length || breaking.length)) {
     if (stale.length) process.stderr.write(`stale (run npm run contracts:internal): ${stale.join(', ')}\n`);
     process.exit(1);

@@ -1,5 +1,5 @@
 /**
- * The internal contract snapshots (scripts/internal-contracts.ts; docs/development.md, "Internal
+ * The internal contract snapshots (scripts/internal-contracts.ts; docs/development-reference.md, "Internal
  * contracts"): committed as the script writes them, no breaking change against the committed
  * snapshot nor against the one at the base ref (as scripts/check-proto.sh picks it), and the
  * breaking-change rule. The owners' side, each real route answering what its caller parses, is
@@ -17,7 +17,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const committed = (path: string) => (existsSync(join(root, path)) ? readFileSync(join(root, path), 'utf8') : undefined);
 
 describe('contracts/internal', () => {
-  it('has no breaking change against the committed snapshot (else: see docs/development.md, "Internal contracts")', () => {
+  it('has no breaking change against the committed snapshot (else: see docs/development-reference.md, "Internal contracts")', () => {
     const breaking = internalContracts().flatMap(([path, text]) => {
       const before = committed(path);
       return before === undefined ? [] : breakingChanges(JSON.parse(before), JSON.parse(text)).map((b) => `${path}: ${b}`);

@@ -3,7 +3,7 @@
  * the owner parses them by, and the answer shapes the owner sends and the caller parses. One
  * declaration, used by the calling client, by the owner's route and its contract test
  * (services/<owner>/test/internal-contract.test.ts), and snapshotted as JSON Schema under
- * contracts/internal/ by scripts/internal-contracts.ts (docs/development.md, "Internal contracts").
+ * contracts/internal/ by scripts/internal-contracts.ts (docs/development-reference.md, "Internal contracts").
  */
 import { z } from 'zod';
 import { CampaignStatusSchema, IssueStatusSchema } from './enums.ts';
@@ -84,7 +84,7 @@ export const EndpointStatsAnswerSchema = z.object({ stats: z.record(z.string(), 
 
 // --- issue → campaign (services/issue/src/directory/campaign-client.ts) ---
 
-/** `GET /internal/v1/campaigns/:id` (docs/development.md, "Identity between gateway and services"). */
+/** `GET /internal/v1/campaigns/:id` (docs/development-reference.md, "Identity between gateway and services"). */
 export const InternalCampaignSchema = z.object({
   id: z.uuid(),
   orgId: z.uuid(),

@@ -2,7 +2,7 @@ import type { Express, RequestHandler } from 'express';
 import { AppError, bindCall, callOf } from '@preflight/http';
 import { GATEWAY, ServiceAuthError, type TokenVerifier } from './tokens.ts';
 
-const HOW = 'send `Authorization: Bearer <service token>` (docs/development.md, "Service-to-service authentication")';
+const HOW = 'send `Authorization: Bearer <service token>` (docs/development-reference.md, "Service-to-service authentication")';
 
 /**
  * The check in front of every route of a service port: a valid token addressed to this service

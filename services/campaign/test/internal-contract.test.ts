@@ -4,7 +4,7 @@ import { createCampaign, createSite, json, moveCampaign, newOrgId, startTestServ
 
 /**
  * Provider side of contracts/internal/issue-to-campaign.json: the real internal route answers
- * what the issue service's client parses (libs/contract, internal.ts; docs/development.md,
+ * what the issue service's client parses (libs/contract, internal.ts; docs/development-reference.md,
  * "Internal contracts").
  */
 let svc: TestService;

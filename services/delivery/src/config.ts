@@ -19,7 +19,7 @@ const retrySchedule = (fallback: string) =>
       return waits;
     });
 
-/** Environment of the delivery service, read once at start (docs/development.md, "Ports, URLs"). */
+/** Environment of the delivery service, read once at start (docs/development-reference.md, "Ports, URLs"). */
 export const deliveryConfigShape = {
   // HTTP (health, metrics, the admin delivery log)
   DELIVERY_PORT: env.port(8084),

@@ -4,7 +4,7 @@ import { env, loadConfig } from '@preflight/config';
 import { keyRingField } from '@preflight/secret-box';
 import { databaseConfigShape, listenConfigShape, logConfigShape } from '@preflight/service-kit';
 
-/** Environment of the integration service, read once at start (docs/development.md, "Ports, URLs"). */
+/** Environment of the integration service, read once at start (docs/development-reference.md, "Ports, URLs"). */
 export const integrationConfigShape = {
   // HTTP: the admin integration routes, the trackers' inbound hooks, health and metrics.
   INTEGRATION_PORT: env.port(8085),

@@ -2,7 +2,7 @@ import { eventsConfigShape } from '@preflight/bus';
 import { env, loadConfig } from '@preflight/config';
 import { databaseConfigShape, listenConfigShape, logConfigShape } from '@preflight/service-kit';
 
-/** Environment of the issue service, read once at start (docs/development.md, "Ports, URLs"). */
+/** Environment of the issue service, read once at start (docs/development-reference.md, "Ports, URLs"). */
 export const issueConfigShape = {
   // HTTP
   ISSUE_PORT: env.port(8082),

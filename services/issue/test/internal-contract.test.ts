@@ -6,7 +6,7 @@ import { asAdmin, startHarness, type Harness } from './harness.ts';
 /**
  * Provider side of contracts/internal/integration-to-issue.json: the real internal routes answer
  * what the integration service's client parses, and take the body it sends (libs/contract,
- * internal.ts; docs/development.md, "Internal contracts").
+ * internal.ts; docs/development-reference.md, "Internal contracts").
  */
 let h: Harness;
 beforeAll(async () => {

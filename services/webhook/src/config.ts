@@ -3,7 +3,7 @@ import { env, loadConfig } from '@preflight/config';
 import { databaseConfigShape, listenConfigShape, logConfigShape } from '@preflight/service-kit';
 import { keyRingField } from '@preflight/secret-box';
 
-/** Environment of the webhook service, read once at start (docs/development.md, "Ports, URLs"). */
+/** Environment of the webhook service, read once at start (docs/development-reference.md, "Ports, URLs"). */
 export const webhookConfigShape = {
   // HTTP
   WEBHOOK_PORT: env.port(8083),

@@ -13,7 +13,7 @@ import { PUBLIC_URL, asKey, startHarness, type Harness } from './harness.ts';
 
 /**
  * Provider side of contracts/internal/delivery-to-webhook.json: the real internal routes answer
- * what the delivery service's client parses (libs/contract, internal.ts; docs/development.md,
+ * what the delivery service's client parses (libs/contract, internal.ts; docs/development-reference.md,
  * "Internal contracts").
  */
 let h: Harness;

@@ -20,7 +20,7 @@ import type { Endpoint, ServiceName } from './endpoint.ts';
 /**
  * Service-to-service endpoints under /internal/v1 (never routed by the gateway), with their
  * bodies (libs/contract/src/internal.ts). `INTERNAL_CONTRACTS` groups them
- * per caller and owner for the committed snapshots (docs/development.md, "Internal contracts").
+ * per caller and owner for the committed snapshots (docs/development-reference.md, "Internal contracts").
  */
 interface InternalBodies {
   request?: z.ZodType;
