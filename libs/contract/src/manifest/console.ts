@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Endpoint, HttpMethod } from './endpoint.ts';
+import type { Endpoint } from './endpoint.ts';
+import { admin } from './admin/access.ts';
 import {
   AdminCreatedInvitationSchema,
   AdminCreateInvitationRequestSchema,
@@ -15,33 +16,11 @@ import {
  * members, Owners and Admins (an Admin never makes, unmakes or invites an Owner; the service checks).
  * Request and response shapes in console-shapes.ts.
  */
-const members = (method: HttpMethod, path: string) => ({ method, path, owner: 'console' as const, auth: 'admin' as const, members: 'Admin' as const });
-
 export const CONSOLE_ENDPOINTS = {
-  adminCreateInvitation: {
-    ...members('POST', '/admin/v1/organizations/:orgId/invitations'),
-    request: { body: AdminCreateInvitationRequestSchema },
-    response: { status: 201, body: AdminCreatedInvitationSchema },
-  },
-  adminListInvitations: {
-    ...members('GET', '/admin/v1/organizations/:orgId/invitations'),
-    response: { status: 200, body: z.array(AdminInvitationSchema) },
-  },
-  adminRevokeInvitation: {
-    ...members('DELETE', '/admin/v1/organizations/:orgId/invitations/:invitationId'),
-    response: { status: 204 },
-  },
-  adminListMembers: {
-    ...members('GET', '/admin/v1/organizations/:orgId/members'),
-    response: { status: 200, body: z.array(AdminMemberSchema) },
-  },
-  adminUpdateMember: {
-    ...members('PATCH', '/admin/v1/organizations/:orgId/members/:userId'),
-    request: { body: AdminUpdateMemberRequestSchema },
-    response: { status: 200, body: AdminMemberSchema },
-  },
-  adminRemoveMember: {
-    ...members('DELETE', '/admin/v1/organizations/:orgId/members/:userId'),
-    response: { status: 204 },
-  },
+  adminCreateInvitation: admin('POST', '/admin/v1/organizations/:orgId/invitations', 'console', 'Admin', { request: { body: AdminCreateInvitationRequestSchema }, response: { status: 201, body: AdminCreatedInvitationSchema } }),
+  adminListInvitations: admin('GET', '/admin/v1/organizations/:orgId/invitations', 'console', 'Admin', { response: { status: 200, body: z.array(AdminInvitationSchema) } }),
+  adminRevokeInvitation: admin('DELETE', '/admin/v1/organizations/:orgId/invitations/:invitationId', 'console', 'Admin', { response: { status: 204 } }),
+  adminListMembers: admin('GET', '/admin/v1/organizations/:orgId/members', 'console', 'Admin', { response: { status: 200, body: z.array(AdminMemberSchema) } }),
+  adminUpdateMember: admin('PATCH', '/admin/v1/organizations/:orgId/members/:userId', 'console', 'Admin', { request: { body: AdminUpdateMemberRequestSchema }, response: { status: 200, body: AdminMemberSchema } }),
+  adminRemoveMember: admin('DELETE', '/admin/v1/organizations/:orgId/members/:userId', 'console', 'Admin', { response: { status: 204 } }),
 } satisfies Record<string, Endpoint>;

@@ -83,8 +83,15 @@ export function rateLimitHeaders(): Record<string, JsonSchema> {
   return Object.fromEntries(RATE_LIMIT_HEADER_NAMES.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 
-/** A problem's status and title, from the one catalogue every service answers with (problems.ts). */
-const problem = (code: ErrorCode) => ({ code, status: ERROR_KINDS[code].status, title: ERROR_KINDS[code].title });
+/** A problem's status and title, from the one catalogue every service answers with (problems.ts), and the usual body and headers. */
+const problem = (code: ErrorCode, doc: Omit<ProblemResponse, 'code' | 'status' | 'title' | 'schema' | 'rateLimited'> & Partial<Pick<ProblemResponse, 'schema' | 'rateLimited'>>): ProblemResponse => ({
+  code,
+  status: ERROR_KINDS[code].status,
+  title: ERROR_KINDS[code].title,
+  schema: 'ProblemDetails',
+  rateLimited: true,
+  ...doc,
+});
 
 interface ProblemResponse {
   status: number;
@@ -102,100 +109,18 @@ interface ProblemResponse {
 
 /** components.responses, one per problem the public API answers with. */
 export const PROBLEM_RESPONSES = {
-  BadRequest: {
-    ...problem('bad_request'),
-    description:
-      'A query parameter or the `Idempotency-Key` header is invalid (`type` …/bad-request, with an `errors` map naming each), or the body is not valid JSON (`type` …/malformed-json, title "Malformed JSON.").',
-    detail: 'One or more query parameters are invalid.',
-    schema: 'ProblemDetails',
-    errors: { pageSize: ['pageSize must be at most 200.'] },
-    rateLimited: true,
-  },
-  Unauthorized: {
-    ...problem('unauthorized'),
-    description: 'The API key is missing, malformed, unknown or revoked. No rate-limit headers: there is no key to count against.',
-    detail: 'No API key was provided. Send it as `Authorization: Bearer <key>` or `X-Api-Key: <key>`.',
-    schema: 'ProblemDetails',
-    rateLimited: false,
-  },
-  Forbidden: {
-    ...problem('forbidden'),
-    description:
-      'The key does not carry the scope this endpoint requires; `requiredScope` names it. The call still counts against the rate limit.',
-    detail: "The API key does not carry the required scope 'read'.",
-    schema: 'ProblemDetails',
-    extra: { requiredScope: 'read' },
-    rateLimited: true,
-  },
-  NotFound: {
-    ...problem('not_found'),
-    description:
-      "The addressed resource does not exist, belongs to another organisation, or the path id is not a UUID — all three are answered alike.",
-    detail: "No campaign with id '0b9f2f4e-5d7c-4c1e-9a51-3f8a2f1b6c7d' was found.",
-    schema: 'ProblemDetails',
-    rateLimited: true,
-  },
-  RequestTimeout: {
-    ...problem('request_timeout'),
-    description: 'The request body did not arrive whole within the read deadline (10 s by default); the connection is closed. Send the body at once.',
-    detail: 'The request body did not arrive within 10000 ms.',
-    schema: 'ProblemDetails',
-    rateLimited: true,
-  },
-  PayloadTooLarge: {
-    ...problem('payload_too_large'),
-    description: 'The request body exceeds the size limit (256 KiB by default).',
-    detail: 'The request body exceeds the limit of 262144 bytes.',
-    schema: 'ProblemDetails',
-    rateLimited: true,
-  },
-  UnsupportedMediaType: {
-    ...problem('unsupported_media_type'),
-    description: 'The body is not sent as application/json, text/json or application/*+json, or uses an unsupported charset.',
-    detail: "Content-Type 'text/xml' is not supported; send application/json, text/json or application/*+json.",
-    schema: 'ProblemDetails',
-    rateLimited: true,
-  },
-  ValidationFailed: {
-    ...problem('validation'),
-    description:
-      'The body fails validation; `errors` maps each offending field (`$` for the body itself) to its messages. Also the answer when an `Idempotency-Key` was already used with a different request (`errors` names `Idempotency-Key`).',
-    detail: 'One or more fields are invalid.',
-    schema: 'ValidationProblemDetails',
-    errors: { title: ['Is required.'], severity: ['Must be one of: Critical, High, Medium, Low, Trivial.'] },
-    rateLimited: true,
-  },
-  TooManyRequests: {
-    ...problem('rate_limited'),
-    description: 'The key exceeded its rate limit; retry after `Retry-After` seconds.',
-    detail: 'Rate limit of 600 requests per 60 seconds exceeded. Retry after 12 seconds.',
-    schema: 'ProblemDetails',
-    rateLimited: true,
-  },
-  Conflict: {
-    ...problem('conflict'),
-    description:
-      'A request with the same `Idempotency-Key` is still in progress after the wait (retry after `Retry-After` seconds to get its answer), or was done but its answer was too large to keep for replay (`firstStatus`; it is not run again).',
-    detail: 'A request with this Idempotency-Key is still in progress. Retry after 1 second to get its answer.',
-    schema: 'ProblemDetails',
-    rateLimited: true,
-  },
-  InternalServerError: {
-    ...problem('internal'),
-    description: 'An unexpected error; quote the `traceId` to support.',
-    detail: 'An unexpected error occurred. Quote the traceId to support.',
-    schema: 'ProblemDetails',
-    rateLimited: true,
-  },
-  ServiceUnavailable: {
-    ...problem('upstream_unavailable'),
-    description:
-      'A service or store behind the API is unavailable (`type` …/upstream-unavailable, or …/dependency-unavailable when keys cannot be checked, then without rate-limit headers, or when a request carries an `Idempotency-Key` and its store is unreachable); nothing was done, retry later.',
-    detail: 'The issue service is unavailable. Try again shortly.',
-    schema: 'ProblemDetails',
-    extra: { service: 'issue' },
-    rateLimited: true,
-  },
+  BadRequest: problem('bad_request', { description: 'A query parameter or the `Idempotency-Key` header is invalid (`type` …/bad-request, with an `errors` map naming each), or the body is not valid JSON (`type` …/malformed-json, title "Malformed JSON.").', detail: 'One or more query parameters are invalid.', errors: { pageSize: ['pageSize must be at most 200.'] } }),
+  Unauthorized: problem('unauthorized', { description: 'The API key is missing, malformed, unknown or revoked. No rate-limit headers: there is no key to count against.', detail: 'No API key was provided. Send it as `Authorization: Bearer <key>` or `X-Api-Key: <key>`.', rateLimited: false }),
+  Forbidden: problem('forbidden', { description: 'The key does not carry the scope this endpoint requires; `requiredScope` names it. The call still counts against the rate limit.', detail: "The API key does not carry the required scope 'read'.", extra: { requiredScope: 'read' } }),
+  NotFound: problem('not_found', { description: "The addressed resource does not exist, belongs to another organisation, or the path id is not a UUID — all three are answered alike.", detail: "No campaign with id '0b9f2f4e-5d7c-4c1e-9a51-3f8a2f1b6c7d' was found." }),
+  RequestTimeout: problem('request_timeout', { description: 'The request body did not arrive whole within the read deadline (10 s by default); the connection is closed. Send the body at once.', detail: 'The request body did not arrive within 10000 ms.' }),
+  PayloadTooLarge: problem('payload_too_large', { description: 'The request body exceeds the size limit (256 KiB by default).', detail: 'The request body exceeds the limit of 262144 bytes.' }),
+  UnsupportedMediaType: problem('unsupported_media_type', { description: 'The body is not sent as application/json, text/json or application/*+json, or uses an unsupported charset.', detail: "Content-Type 'text/xml' is not supported; send application/json, text/json or application/*+json." }),
+  ValidationFailed: problem('validation', { description: 'The body fails validation; `errors` maps each offending field (`$` for the body itself) to its messages. Also the answer when an `Idempotency-Key` was already used with a different request (`errors` names `Idempotency-Key`).', detail: 'One or more fields are invalid.', schema: 'ValidationProblemDetails', errors: { title: ['Is required.'], severity: ['Must be one of: Critical, High, Medium, Low, Trivial.'] } }),
+  TooManyRequests: problem('rate_limited', { description: 'The key exceeded its rate limit; retry after `Retry-After` seconds.', detail: 'Rate limit of 600 requests per 60 seconds exceeded. Retry after 12 seconds.' }),
+  Conflict: problem('conflict', { description: 'A request with the same `Idempotency-Key` is still in progress after the wait (retry after `Retry-After` seconds to get its answer), or was done but its answer was too large to keep for replay (`firstStatus`; it is not run again).', detail: 'A request with this Idempotency-Key is still in progress. Retry after 1 second to get its answer.' }),
+  InternalServerError: problem('internal', { description: 'An unexpected error; quote the `traceId` to support.', detail: 'An unexpected error occurred. Quote the traceId to support.' }),
+  ServiceUnavailable: problem('upstream_unavailable', { description: 'A service or store behind the API is unavailable (`type` …/upstream-unavailable, or …/dependency-unavailable when keys cannot be checked, then without rate-limit headers, or when a request carries an `Idempotency-Key` and its store is unreachable); nothing was done, retry later.', detail: 'The issue service is unavailable. Try again shortly.', extra: { service: 'issue' } }),
 } satisfies Record<string, ProblemResponse>;
 
 
