@@ -10,7 +10,7 @@
  * `owned` (the endpoints the service answers, with their route files). tests/contracts checks
  * the same, so a manifest change without regenerating fails CI.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { endpointList, endpointsOwnedBy, openApiPath, type Endpoint, type ServiceName } from '@preflight/contract';
@@ -47,12 +47,10 @@ function ownedTable(service: ServiceName): string {
   return ['| Method and path | Who may call | Success | Manifest entry | Route file |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 
-const readmeHasTable = (s: ServiceName) => existsSync(join(root, 'services', s, 'README.md')) && readFileSync(join(root, 'services', s, 'README.md'), 'utf8').includes('<!-- endpoints:owned:start -->');
-
 /** Every generated table: file (from the repo root) → table name → text. */
 export function endpointTables(): Map<string, Map<string, string>> {
   const out = new Map<string, Map<string, string>>([['docs/api.md', new Map([['scopes', scopesTable()]])]]);
-  for (const s of SERVICES) if (readmeHasTable(s)) out.set(`services/${s}/README.md`, new Map([['owned', ownedTable(s)]]));
+  for (const s of SERVICES) out.set(`services/${s}/README.md`, new Map([['owned', ownedTable(s)]]));
   return out;
 }
 

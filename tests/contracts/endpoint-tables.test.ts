@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { PUBLIC_ENDPOINTS } from '@preflight/contract';
+import { endpointsOwnedBy, PUBLIC_ENDPOINTS } from '@preflight/contract';
 import { endpointTables, withTables } from '../../scripts/endpoint-tables.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -25,6 +25,15 @@ describe('generated endpoint tables', () => {
     expect(scopes.split('\n').length - 2).toBe(Object.keys(PUBLIC_ENDPOINTS).length);
     expect(scopes).toContain('| POST /api/v1/campaigns/{id}/issues | `write` |');
     expect(scopes).toContain('| GET /api/v1/openapi.json | none (no key) |');
+  });
+
+  it("include every service's README, each listing exactly the entries it owns", () => {
+    const tables = endpointTables();
+    for (const service of ['gateway', 'campaign', 'issue', 'webhook', 'delivery', 'integration', 'console'] as const) {
+      const owned = tables.get(`services/${service}/README.md`)?.get('owned');
+      expect(owned, service).toBeDefined();
+      expect(owned!.split('\n').length - 2, service).toBe(endpointsOwnedBy(service).length);
+    }
   });
 
   it('refuse a file without the markers of its table', () => {
