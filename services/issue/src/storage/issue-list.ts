@@ -28,6 +28,9 @@ const SUMMARY_COLUMNS: Record<keyof IssueSummaryRow, string> = {
   createdAt: 'created_at',
 };
 
+/** The aliased select list, built once: the list is the hottest read. */
+const SUMMARY_SELECT = sql.join(Object.entries(SUMMARY_COLUMNS).map(([field, column]) => sql`${sql.ref(`i.${column}`)} as ${sql.id(field)}`));
+
 export interface IssueListFilter {
   campaignId: string;
   status?: IssueStatus | undefined;
@@ -54,7 +57,6 @@ export function listIssuesQuery(filter: IssueListFilter) {
   // (campaign_id, severity_rank, seq_number) without a status, (campaign_id, status, severity_rank, seq_number) with one.
   const status = filter.status ? sql`and i.status = ${filter.status}` : sql``;
   const severity = filter.severity ? sql`and i.severity_rank = ${SEVERITY_RANK[filter.severity]}::smallint` : sql``;
-  const columns = sql.join(Object.entries(SUMMARY_COLUMNS).map(([field, column]) => sql`${sql.ref(`i.${column}`)} as ${sql.id(field)}`));
   // `i` names issue_counts in `groups` too, so the same filter fragments apply to both tables.
   return sql<ListRow>`
     with groups as (
@@ -74,7 +76,7 @@ export function listIssuesQuery(filter: IssueListFilter) {
     )
     select t.total, p.* from (select coalesce(sum(n), 0)::integer as total from groups) t
     left join lateral (
-      select ${columns}, i.severity_rank from issues i
+      select ${SUMMARY_SELECT}, i.severity_rank from issues i
       where i.campaign_id = ${filter.campaignId} ${status} ${severity}
         -- Scalar subqueries: parameters of the index scan's condition, not a join's filter.
         and (i.severity_rank, i.seq_number) >= ((select severity_rank from first_row), (select seq_number from first_row))
