@@ -50,7 +50,7 @@ export const DEFAULT_INTEGRATIONS_SETTINGS: IntegrationsSettings = {
   integrationReplicas: 2,
   durationS: 20,
   compareDurationS: 45,
-  warmRunS: 10,
+  warmRunS: 30,
   feedWindow: 4_000,
   fileConcurrency: 64,
   tpWarmupS: 10,
@@ -676,7 +676,8 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
   const latency: LatencyPhase[] = [];
   const throughput: ThroughputPhase[] = [];
   // Unmeasured: processes just started run slower for several seconds (code not yet
-  // optimised, pools and caches empty); run 1 then measures working processes.
+  // optimised, pools and caches empty); run 1 then measures working processes. A 10 s run
+  // left them still warming 10 s into run 1 (docs/benchmarks-history.md).
   await latencyPhase('warm', 'warm-up run (not reported)', s.warmRunS, { warmupS: 0 });
   const direct = await directPhase();
   latency.push(await latencyPhase('run1', `run 1: ${s.orgs} organisations × 3 healthy connections`, s.durationS, { db: true }));

@@ -247,10 +247,19 @@ export interface FeedMark {
 /**
  * The sustained window: sends `batch` at a time whenever the work outstanding (sends × `units`
  * − arrivals since the start) leaves room for them within `feedWindow` and `room` allows (else
- * it waits a millisecond), `warmupS` then `durationS`, and samples the outstanding work every
- * 100 ms of the measured part. `onStart` runs when the measured part starts; the state stays
+ * it waits a millisecond), and samples the outstanding work every 100 ms of the measured part.
+ * The measured `durationS` starts once the warm-up of `warmupS` is over and the window is
+ * FULL_WINDOW full, so that the feed is paced by what arrives and the rate measured is what
+ * the system sustains; a system that keeps up with everything `room` lets the feed send never
+ * fills it, and is measured MAX_EXTRA_WARMUP_MS later. Measured while the window was still
+ * filling, a system slower than the feed read as a growing backlog. `onStart` runs when the measured part starts; the state stays
  * live, and `settled` waits for the sends still in flight.
  */
+/** Share of the window outstanding at which the feed is paced by arrivals. */
+const FULL_WINDOW = 0.9;
+/** How long after the warm-up a feed that has not filled its window is measured anyway. */
+const MAX_EXTRA_WARMUP_MS = 30_000;
+
 export async function feedWindow(o: {
   warmupS: number;
   durationS: number;
@@ -266,8 +275,8 @@ export async function feedWindow(o: {
   const a0 = o.arrived();
   const outstanding = () => (f.done + f.pending) * o.units - (o.arrived() - a0);
   const mark = (): FeedMark => ({ arrived: o.arrived(), sent: f.done + f.pending, outstanding: outstanding() });
-  const windowStart = performance.now() + o.warmupS * 1000;
-  const windowEnd = windowStart + o.durationS * 1000;
+  const warmupEnd = performance.now() + o.warmupS * 1000;
+  let windowEnd = Infinity;
   let start: FeedMark | undefined;
   let seq = 0;
   let lastSample = 0;
@@ -275,8 +284,9 @@ export async function feedWindow(o: {
   const inflight = new Set<Promise<void>>();
   while (performance.now() < windowEnd) {
     const now = performance.now();
-    if (!start && now >= windowStart) {
+    if (!start && now >= warmupEnd && (outstanding() >= FULL_WINDOW * o.feedWindow || now >= warmupEnd + MAX_EXTRA_WARMUP_MS)) {
       start = mark();
+      windowEnd = now + o.durationS * 1000;
       o.onStart();
     }
     if (start && now - lastSample >= 100) {
