@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { endpointList, endpointsOwnedBy, openApiPath, type Endpoint, type ServiceName } from '@preflight/contract';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SERVICES: ServiceName[] = ['gateway', 'campaign', 'issue', 'webhook', 'delivery', 'integration', 'console'];
+/** Every service that owns an endpoint: each README lists its own. */
+const SERVICES: ServiceName[] = [...new Set(endpointList().map((e) => e.owner))];
 
 function access(e: Endpoint): string {
   switch (e.auth) {

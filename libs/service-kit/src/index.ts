@@ -4,4 +4,4 @@ export { serviceMain } from './main.ts';
 export { consumerBase } from './consumers.ts';
 export { routesFromFiles, type RouteRegistration, type RouteEntry } from './route-files.ts';
 export { migrateConfigShape, loadMigrateConfig } from './migrate-config.ts';
-export { route, endpointIo, type EndpointIo, type EndpointHandler, type QueryOf } from './route.ts';
+export { route, endpointIo, type EndpointIo, type EndpointHandler } from './route.ts';

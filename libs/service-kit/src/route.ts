@@ -1,10 +1,6 @@
 import type { Express, Request, Response } from 'express';
-import type { z } from 'zod';
-import { ENDPOINTS, type Endpoint, type EndpointId, type HttpMethod, type RequestOf, type ResponseOf } from '@preflight/contract';
+import { ENDPOINTS, type Endpoint, type EndpointId, type HttpMethod, type QueryOf, type RequestOf, type ResponseOf } from '@preflight/contract';
 import { parseBody, parseQuery, sendJson } from '@preflight/http';
-
-/** The query an endpoint's handler receives once parsed (`never` where the manifest declares none). */
-export type QueryOf<K extends EndpointId> = (typeof ENDPOINTS)[K] extends { request: { query: infer S extends z.ZodType } } ? z.output<S> : never;
 
 /**
  * What a handler gets besides the request and response, typed by the manifest entry:

@@ -31,6 +31,21 @@ export type RequestOf<K extends EndpointId> = (typeof ENDPOINTS)[K] extends { re
  */
 export type SendOf<K extends EndpointId> = (typeof ENDPOINTS)[K] extends { request: { body: infer S extends z.ZodType } } ? z.input<S> : never;
 
+/** The query an endpoint's handler receives once parsed (`never` where the manifest declares none). */
+export type QueryOf<K extends EndpointId> = (typeof ENDPOINTS)[K] extends { request: { query: infer S extends z.ZodType } } ? z.output<S> : never;
+
+/**
+ * An entry's path with its `:name` parameters filled in (URI-encoded): what a client of the
+ * endpoint requests, without restating where it lives. A parameter left out throws.
+ */
+export function pathOf(id: EndpointId, params: Record<string, string> = {}): string {
+  return ENDPOINTS[id].path.replace(/:([A-Za-z]\w*)/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`pathOf(${id}): no value for :${name}`);
+    return encodeURIComponent(value);
+  });
+}
+
 /** Every entry with its name, in manifest order. */
 export const endpointList = (): Array<Endpoint & { id: EndpointId }> =>
   (Object.entries(ENDPOINTS) as Array<[EndpointId, Endpoint]>).map(([id, e]) => ({ id, ...e }));

@@ -1,5 +1,5 @@
 import type { ResponseOf, SendOf } from '@preflight/contract';
-import type { MemberRole } from '@preflight/http';
+import type { MemberRole } from '@preflight/contract';
 
 /**
  * The admin API's requests and answers as the console's pages use them (admin-api-v1.md), named

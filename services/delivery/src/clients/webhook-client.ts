@@ -6,6 +6,7 @@ import {
   InternalEndpointDetailSchema as EndpointDetailSchema,
   InternalEndpointListSchema,
   InternalWebhookStateSchema,
+  pathOf,
   type DeliveryOutcomeState,
   type DeliveryOutcomesRequestSchema,
   type DeliveryOutcomeRequestSchema,
@@ -50,6 +51,7 @@ export interface WebhookClient {
 }
 
 const TIMEOUT_MS = 5_000;
+const OUTCOMES_PATH = pathOf('internalDeliveryOutcomes');
 
 /** `tokens` sign each call as the delivery service: the webhook service serves endpoint secrets to no one else. */
 export function createWebhookClient(baseUrl: string, tokens: Pick<ServiceTokens, 'authorization'>): WebhookClient {
@@ -99,20 +101,20 @@ export function createWebhookClient(baseUrl: string, tokens: Pick<ServiceTokens,
     async endpointsFor(orgId, eventType) {
       // unsignable=include: an endpoint whose secret the webhook service cannot open comes
       // marked, so its deliveries are held for the key rather than never made.
-      const res = await found(await call('GET', `/internal/v1/orgs/${encodeURIComponent(orgId)}/endpoints?eventType=${encodeURIComponent(eventType)}&unsignable=include`), 'the endpoint list');
+      const res = await found(await call('GET', `${pathOf('internalListEndpoints', { orgId })}?eventType=${encodeURIComponent(eventType)}&unsignable=include`), 'the endpoint list');
       // A malformed org id names no organisation, hence no endpoints.
       return res ? json(res, InternalEndpointListSchema) : [];
     },
     async reportOutcome(endpointId, delivered) {
-      const res = await found(await call('POST', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}/delivery-outcome`, { delivered } satisfies z.input<typeof DeliveryOutcomeRequestSchema>), 'a delivery outcome');
+      const res = await found(await call('POST', pathOf('internalDeliveryOutcome', { id: endpointId }), { delivered } satisfies z.input<typeof DeliveryOutcomeRequestSchema>), 'a delivery outcome');
       return res ? json(res, OutcomeSchema) : undefined;
     },
     async webhookOrg(endpointId) {
-      const res = await found(await call('GET', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}`), 'a webhook lookup');
+      const res = await found(await call('GET', pathOf('internalGetWebhook', { id: endpointId })), 'a webhook lookup');
       return res ? (await json(res, InternalWebhookStateSchema)).orgId : undefined;
     },
     async endpointById(endpointId) {
-      const res = await found(await call('GET', `/internal/v1/webhooks/${encodeURIComponent(endpointId)}/endpoint?unsignable=include`), 'an endpoint lookup');
+      const res = await found(await call('GET', `${pathOf('internalGetEndpoint', { id: endpointId })}?unsignable=include`), 'an endpoint lookup');
       return res ? json(res, EndpointDetailSchema) : undefined;
     },
     async reportOutcomes(all) {
@@ -128,7 +130,7 @@ export function createWebhookClient(baseUrl: string, tokens: Pick<ServiceTokens,
   };
 
   async function reportFolded(outcomes: ReadonlyArray<{ endpointId: string; delivered: boolean }>): Promise<Array<EndpointState | undefined>> {
-    const res = await found(await call('POST', '/internal/v1/delivery-outcomes', { outcomes: outcomes.map((o) => ({ webhookId: o.endpointId, delivered: o.delivered })) } satisfies z.input<typeof DeliveryOutcomesRequestSchema>), 'delivery outcomes');
+    const res = await found(await call('POST', OUTCOMES_PATH, { outcomes: outcomes.map((o) => ({ webhookId: o.endpointId, delivered: o.delivered })) } satisfies z.input<typeof DeliveryOutcomesRequestSchema>), 'delivery outcomes');
     if (!res) {
       // A webhook service from before the batched route (a rolling upgrade): one call each, in order.
       const states: Array<EndpointState | undefined> = [];

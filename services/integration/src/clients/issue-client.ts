@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
 import type { z } from 'zod';
-import { InternalIssueSchema, IssueStatusSchema, type InternalStatusChangeRequestSchema, type IssueStatus } from '@preflight/contract';
+import { InternalIssueSchema, IssueStatusSchema, pathOf, type InternalStatusChangeRequestSchema, type IssueStatus } from '@preflight/contract';
 import { outgoingTraceparent } from '@preflight/http';
 import type { ServiceTokens } from '@preflight/service-auth';
 import type { IssueDetail } from '../providers/provider.ts';
@@ -53,7 +53,7 @@ export function createIssueClient(baseUrl: string, tokens: Pick<ServiceTokens, '
 
   return {
     async issue(issueId) {
-      const { status, json } = await call('GET', `/internal/v1/issues/${encodeURIComponent(issueId)}`);
+      const { status, json } = await call('GET', pathOf('internalGetIssue', { id: issueId }));
       if (status === 404) return undefined;
       if (status !== 200) throw new IssueServiceUnavailable(`issue service answered ${status}`);
       const parsed = InternalIssueSchema.safeParse(json);
@@ -61,7 +61,7 @@ export function createIssueClient(baseUrl: string, tokens: Pick<ServiceTokens, '
       return parsed.data;
     },
     async changeStatus(issueId, change) {
-      const { status, json } = await call('POST', `/internal/v1/issues/${encodeURIComponent(issueId)}/status`, change satisfies z.input<typeof InternalStatusChangeRequestSchema>);
+      const { status, json } = await call('POST', pathOf('internalChangeIssueStatus', { id: issueId }), change satisfies z.input<typeof InternalStatusChangeRequestSchema>);
       if (status === 200) return { kind: 'changed', status: change.to };
       if (status === 404) return { kind: 'not_found' };
       // 409: the workflow refuses the move; 422: the move needs what a tracker cannot give (a Duplicate's original).

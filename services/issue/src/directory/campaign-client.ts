@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { InternalCampaignSchema } from '@preflight/contract';
+import { InternalCampaignSchema, pathOf } from '@preflight/contract';
 import { outgoingTraceparent } from '@preflight/http';
 import type { ServiceTokens } from '@preflight/service-auth';
 import type { CampaignEntry } from '../storage/campaign-entries.ts';
@@ -31,7 +31,7 @@ export function createCampaignClient(baseUrl: string, tokens: Pick<ServiceTokens
       let res;
       try {
         const authorization = await tokens.authorization('campaign');
-        res = await request(`${base}/internal/v1/campaigns/${encodeURIComponent(campaignId)}`, {
+        res = await request(`${base}${pathOf('internalGetCampaign', { id: campaignId })}`, {
           dispatcher,
           headers: { accept: 'application/json', authorization, ...(traceparent ? { traceparent } : {}) },
         });

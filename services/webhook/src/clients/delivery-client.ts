@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { EndpointStatsAnswerSchema as StatsAnswerSchema, type EndpointStats, type EndpointStatsRequestSchema } from '@preflight/contract';
+import { EndpointStatsAnswerSchema as StatsAnswerSchema, pathOf, type EndpointStats, type EndpointStatsRequestSchema } from '@preflight/contract';
 import { outgoingTraceparent } from '@preflight/http';
 import type { ServiceTokens } from '@preflight/service-auth';
 
@@ -31,7 +31,7 @@ export function createDeliveryClient(baseUrl: string, tokens: Pick<ServiceTokens
     let answer: unknown;
     try {
       const authorization = await tokens.authorization('delivery');
-      const res = await fetch(`${base}/internal/v1/endpoint-stats`, {
+      const res = await fetch(`${base}${pathOf('internalEndpointStats')}`, {
         method: 'POST',
         headers: { accept: 'application/json', 'content-type': 'application/json', authorization, ...(traceparent ? { traceparent } : {}) },
         body: JSON.stringify({ ids: [...ids] } satisfies z.input<typeof EndpointStatsRequestSchema>),
