@@ -51,16 +51,18 @@ export interface Claim {
  * replica died mid-call), of live connections that are not paused or waiting for credentials.
  * `slots` says how many more this replica may start for the connections it limits (its
  * concurrency cap minus the calls in flight, 1 while half-open); every other connection gets
- * `perConnection`. Connections with no slot at all are left out of the candidates, so their
- * backlog cannot fill them, and one connection's backlog never takes the whole claim.
+ * `perConnection`. A connection with no slot is skipped, so its backlog costs nothing, and
+ * one connection's backlog never takes another's place in the claim.
  *
- * One statement, so a claim costs one round trip. The candidates are read in due order from
- * the partial indexes and stop at a few times the limit, so a claim costs the same whatever
- * the backlog; only the chosen jobs are locked (`skip locked`, their state checked again), and
- * `contended` says another replica took some of them first. Claimed jobs are `running` with a
- * lease and one more attempt counted; each names the version of its connection's row, so the
- * worker reads a connection again only when it changed, and a create says whether its link
- * exists, so the create does not ask again.
+ * One statement, so a claim costs one round trip. The connections with pending jobs are found
+ * by a skip scan of `jobs_pending_by_connection` (one probe each), and each gives at most its
+ * slots of due jobs from its own part of that index; the oldest of those are chosen. A claim
+ * then costs one probe per connection with queued jobs, whatever their backlogs. Only the
+ * chosen jobs are locked (`skip locked`, their state checked again), and `contended` says
+ * another replica took some of them first. Claimed jobs are `running` with a lease and one
+ * more attempt counted; each names the version of its connection's row, so the worker reads
+ * a connection again only when it changed, and a create says whether its link exists, so the
+ * create does not ask again.
  */
 export async function claimJobs(
   db: Kysely<IntegrationDatabase>,
@@ -69,18 +71,34 @@ export async function claimJobs(
   const limited = [...opts.slots.keys()];
   const counts = limited.map((id) => Math.max(0, opts.slots.get(id)!));
   const exclude = limited.filter((_, i) => counts[i] === 0);
-  const claimable = sql`c.deleted_at is null and not c.paused and c.status <> 'needs-attention' and j.connection_id <> all(${sql.val(exclude)}::uuid[])`;
+  const live = sql`c.deleted_at is null and not c.paused and c.status <> 'needs-attention'`;
   const { rows } = await sql<ClaimedJob & { chosen: string }>`
-    with candidates as (
+    with recursive queued(connection_id) as (
+      (select connection_id from jobs where state = 'pending' order by connection_id limit 1)
+      union all
+      select (select j.connection_id from jobs j where j.state = 'pending' and j.connection_id > q.connection_id order by j.connection_id limit 1)
+        from queued q
+       where q.connection_id is not null
+    ), slots as (
+      select c.id as connection_id, coalesce(s.slots, ${opts.perConnection}::int) as slots
+        from queued q
+        join connections c on c.id = q.connection_id
+        left join unnest(${sql.val(limited)}::uuid[], ${sql.val(counts)}::int[]) as s(connection_id, slots) on s.connection_id = c.id
+       where ${live}
+    ), candidates as (
       (select j.id, j.connection_id, j.due_at
-         from jobs j join connections c on c.id = j.connection_id
-        where j.state = 'pending' and j.due_at <= now() and ${claimable}
-        order by j.due_at
-        limit ${opts.limit * 4})
+         from slots s
+        cross join lateral (
+          select j.id, j.connection_id, j.due_at
+            from jobs j
+           where j.connection_id = s.connection_id and j.state = 'pending' and j.due_at <= now()
+           order by j.due_at
+           limit s.slots) j
+        where s.slots > 0)
       union all
       (select j.id, j.connection_id, j.due_at
          from jobs j join connections c on c.id = j.connection_id
-        where j.state = 'running' and j.lease_until < now() and ${claimable}
+        where j.state = 'running' and j.lease_until < now() and ${live} and j.connection_id <> all(${sql.val(exclude)}::uuid[])
         order by j.lease_until
         limit ${opts.limit})
     ), chosen as (

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createDatabase, migrateToLatest, sql, type Kysely } from '@preflight/db';
+import { createLogger } from '@preflight/log';
+import { TEST_DATABASE_URL, dropSchemas, isolatedName } from '@preflight/testing';
+import { migrations } from '../src/migrations/index.ts';
+import { insertConnection } from '../src/storage/connections.ts';
+import { claimJobs, enqueueJobs } from '../src/storage/jobs.ts';
+import type { IntegrationDatabase } from '../src/storage/schema.ts';
+
+/**
+ * The claim against a migrated schema of its own: which due jobs a replica takes when one
+ * connection has a backlog it cannot run (a hanging provider holds its slots) or may run only
+ * one of (half-open), and its neighbours have a few jobs queued after it.
+ */
+const schema = isolatedName('integration_claim');
+const database = createDatabase<IntegrationDatabase>({ url: TEST_DATABASE_URL, schema, poolMax: 2, applicationName: 'integration-claim-test' });
+const db: Kysely<IntegrationDatabase> = database.db;
+const sealed = { keyId: 'k1', iv: Buffer.alloc(12), ciphertext: Buffer.alloc(16), tag: Buffer.alloc(16) };
+
+beforeAll(async () => {
+  await migrateToLatest(db as Kysely<unknown>, schema, migrations, createLogger('integration-claim-test', { level: 'silent' }));
+});
+afterAll(async () => {
+  await database.close();
+  await dropSchemas([schema]);
+});
+beforeEach(async () => {
+  await db.deleteFrom('jobs').execute();
+});
+
+async function connection(overrides: { paused?: boolean } = {}): Promise<string> {
+  const id = randomUUID();
+  await insertConnection(db, { id, orgId: randomUUID(), kind: 'slack', name: 'c', config: {}, credentials: sealed, inbound: null, campaignIds: null, events: ['IssueCreated'], minSeverity: null });
+  if (overrides.paused) await db.updateTable('connections').set({ paused: true }).where('id', '=', id).execute();
+  return id;
+}
+
+/** `count` notify jobs on the connection, due `agoMs` ago (older first). */
+async function queue(connectionId: string, count: number, agoMs: number): Promise<void> {
+  const jobs = Array.from({ length: count }, () => ({ connectionId, issueId: null, action: 'announce' as const, dedupeKey: randomUUID(), payload: {} }));
+  await enqueueJobs(db, jobs);
+  await sql`update jobs set due_at = now() - ${agoMs}::int * interval '1 millisecond' where connection_id = ${connectionId}::uuid and state = 'pending'`.execute(db);
+}
+
+const claim = (slots: Map<string, number>, limit = 10) => claimJobs(db, { limit, leaseMs: 60_000, perConnection: 4, slots });
+const byConnection = (jobs: Array<{ connectionId: string }>) =>
+  jobs.reduce((m, j) => m.set(j.connectionId, (m.get(j.connectionId) ?? 0) + 1), new Map<string, number>());
+
+describe('claimJobs', () => {
+  it('takes the neighbours\' jobs behind a backlog of older ones whose connection has no slot', async () => {
+    const hanging = await connection();
+    const [a, b] = [await connection(), await connection()];
+    await queue(hanging, 200, 60_000);
+    await queue(a, 3, 1_000);
+    await queue(b, 2, 1_000);
+
+    const { jobs, contended } = await claim(new Map([[hanging, 0]]));
+
+    expect(byConnection(jobs)).toEqual(new Map([[a, 3], [b, 2]]));
+    expect(contended).toBe(false);
+    expect(jobs.every((j) => j.state === 'running' && j.attempts === 1)).toBe(true);
+  });
+
+  it('gives a half-open connection its one job and the neighbours theirs in the same claim', async () => {
+    const halfOpen = await connection();
+    const neighbour = await connection();
+    await queue(halfOpen, 200, 60_000);
+    await queue(neighbour, 3, 1_000);
+
+    const { jobs } = await claim(new Map([[halfOpen, 1]]));
+
+    expect(byConnection(jobs)).toEqual(new Map([[halfOpen, 1], [neighbour, 3]]));
+  });
+
+  it('gives each connection at most its own cap, the oldest first, within the replica\'s limit', async () => {
+    const [a, b, c] = [await connection(), await connection(), await connection()];
+    await queue(a, 10, 30_000);
+    await queue(b, 10, 20_000);
+    await queue(c, 10, 10_000);
+
+    const { jobs } = await claim(new Map(), 10);
+
+    expect(byConnection(jobs)).toEqual(new Map([[a, 4], [b, 4], [c, 2]]));
+  });
+
+  it('leaves paused connections\' jobs and jobs not due yet', async () => {
+    const paused = await connection({ paused: true });
+    const later = await connection();
+    await queue(paused, 2, 1_000);
+    await queue(later, 2, -60_000);
+
+    expect((await claim(new Map())).jobs).toEqual([]);
+  });
+});
