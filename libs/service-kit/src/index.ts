@@ -5,3 +5,4 @@ export { consumerBase } from './consumers.ts';
 export { routesFromFiles, type RouteRegistration, type RouteEntry } from './route-files.ts';
 export { migrateConfigShape, loadMigrateConfig } from './migrate-config.ts';
 export { route, endpointIo, type EndpointIo, type EndpointHandler } from './route.ts';
+export { internalClient, type InternalClient, type InternalClientOptions, type InternalAnswer, type InternalCall, type InternalEndpointOf } from './internal-client.ts';

@@ -32,7 +32,7 @@ export function webhookService(resolveHost?: HostResolver): ServiceSpec<WebhookD
         mount: (app) => {
           for (const register of registrations) register(app, { db: database.db, keys: config.WEBHOOK_SECRET_KEYS, secretFailures: health.failed, targets, logger, signal, delivery });
         },
-        releases: [() => signal.close(), () => health.watch.stop()],
+        releases: [() => signal.close(), () => health.watch.stop(), () => delivery.close()],
       };
     },
   };

@@ -95,7 +95,8 @@ describe('GET /admin/v1/organizations/:orgId/webhooks stats', () => {
 describe('delivery client', () => {
   it('asks for at most 500 ids per call, the delivery service\'s limit, and answers them all', async () => {
     const ids = Array.from({ length: STATS_IDS_PER_CALL + 1 }, () => randomUUID());
-    const stats = await createDeliveryClient(`${h.delivery.url}/`, testTokens('webhook')).endpointStats(ids);
+    const client = createDeliveryClient(`${h.delivery.url}/`, testTokens('webhook'));
+    const stats = await client.endpointStats(ids).finally(() => client.close());
     expect(h.delivery.calls.map((c) => c.ids.length).sort((a, b) => b - a)).toEqual([500, 1]);
     expect([...stats.keys()].sort()).toEqual([...ids].sort());
   });

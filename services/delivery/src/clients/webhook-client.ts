@@ -1,20 +1,6 @@
-import { Agent, request } from 'undici';
-import type { z } from 'zod';
-import {
-  DeliveryOutcomesAnswerSchema as OutcomesSchema,
-  DeliveryOutcomeStateSchema as OutcomeSchema,
-  InternalEndpointDetailSchema as EndpointDetailSchema,
-  InternalEndpointListSchema,
-  InternalWebhookStateSchema,
-  pathOf,
-  type DeliveryOutcomeState,
-  type DeliveryOutcomesRequestSchema,
-  type DeliveryOutcomeRequestSchema,
-  type InternalEndpoint,
-  type InternalEndpointDetail,
-} from '@preflight/contract';
-import { outgoingTraceparent } from '@preflight/http';
+import type { DeliveryOutcomeState, InternalEndpoint, InternalEndpointDetail } from '@preflight/contract';
 import type { ServiceTokens } from '@preflight/service-auth';
+import { internalClient } from '@preflight/service-kit';
 
 /** The webhook service's internal answers as this client parses them (libs/contract, internal.ts; services/webhook/README.md). */
 export type Endpoint = InternalEndpoint;
@@ -51,72 +37,20 @@ export interface WebhookClient {
 }
 
 const TIMEOUT_MS = 5_000;
-const OUTCOMES_PATH = pathOf('internalDeliveryOutcomes');
 
 /** `tokens` sign each call as the delivery service: the webhook service serves endpoint secrets to no one else. */
 export function createWebhookClient(baseUrl: string, tokens: Pick<ServiceTokens, 'authorization'>): WebhookClient {
-  const dispatcher = new Agent({ connect: { timeout: TIMEOUT_MS }, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS });
-  const base = baseUrl.replace(/\/+$/, '');
-
-  async function call(method: 'GET' | 'POST', path: string, body?: unknown) {
-    const traceparent = outgoingTraceparent();
-    try {
-      const authorization = await tokens.authorization('webhook');
-      return await request(`${base}${path}`, {
-        method,
-        dispatcher,
-        headers: {
-          accept: 'application/json',
-          authorization,
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-          ...(traceparent ? { traceparent } : {}),
-        },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-    } catch (err) {
-      throw new WebhookServiceUnavailable(`no answer from the webhook service: ${(err as Error).message}`, { cause: err });
-    }
-  }
-
-  async function json<S extends z.ZodType>(res: Awaited<ReturnType<typeof call>>, schema: S): Promise<z.infer<S>> {
-    let parsed;
-    try {
-      parsed = schema.safeParse(await res.body.json());
-    } catch (err) {
-      throw new WebhookServiceUnavailable(`unreadable answer from the webhook service: ${(err as Error).message}`, { cause: err });
-    }
-    if (!parsed.success) throw new WebhookServiceUnavailable('the webhook service answered an unexpected shape');
-    return parsed.data;
-  }
-
-  /** A 200 answer as it is; a 404 as undefined; anything else is the service failing us (`what` names the call). */
-  async function found(res: Awaited<ReturnType<typeof call>>, what: string): Promise<Awaited<ReturnType<typeof call>> | undefined> {
-    if (res.statusCode === 200) return res;
-    await res.body.dump();
-    if (res.statusCode === 404) return undefined;
-    throw new WebhookServiceUnavailable(`the webhook service answered ${res.statusCode} to ${what}`);
-  }
+  const webhook = internalClient('webhook', { baseUrl, tokens, timeoutMs: TIMEOUT_MS, unavailable: WebhookServiceUnavailable });
+  // unsignable=include: an endpoint whose secret the webhook service cannot open comes marked,
+  // so its deliveries are held for the key rather than never made.
+  const unsignable = 'include';
 
   const client: WebhookClient = {
-    async endpointsFor(orgId, eventType) {
-      // unsignable=include: an endpoint whose secret the webhook service cannot open comes
-      // marked, so its deliveries are held for the key rather than never made.
-      const res = await found(await call('GET', `${pathOf('internalListEndpoints', { orgId })}?eventType=${encodeURIComponent(eventType)}&unsignable=include`), 'the endpoint list');
-      // A malformed org id names no organisation, hence no endpoints.
-      return res ? json(res, InternalEndpointListSchema) : [];
-    },
-    async reportOutcome(endpointId, delivered) {
-      const res = await found(await call('POST', pathOf('internalDeliveryOutcome', { id: endpointId }), { delivered } satisfies z.input<typeof DeliveryOutcomeRequestSchema>), 'a delivery outcome');
-      return res ? json(res, OutcomeSchema) : undefined;
-    },
-    async webhookOrg(endpointId) {
-      const res = await found(await call('GET', pathOf('internalGetWebhook', { id: endpointId })), 'a webhook lookup');
-      return res ? (await json(res, InternalWebhookStateSchema)).orgId : undefined;
-    },
-    async endpointById(endpointId) {
-      const res = await found(await call('GET', `${pathOf('internalGetEndpoint', { id: endpointId })}?unsignable=include`), 'an endpoint lookup');
-      return res ? json(res, EndpointDetailSchema) : undefined;
-    },
+    // A malformed org id names no organisation, hence no endpoints.
+    endpointsFor: async (orgId, eventType) => (await webhook.found('internalListEndpoints', { params: { orgId }, query: { eventType, unsignable } })) ?? [],
+    reportOutcome: (endpointId, delivered) => webhook.found('internalDeliveryOutcome', { params: { id: endpointId }, body: { delivered } }),
+    webhookOrg: async (endpointId) => (await webhook.found('internalGetWebhook', { params: { id: endpointId } }))?.orgId,
+    endpointById: (endpointId) => webhook.found('internalGetEndpoint', { params: { id: endpointId }, query: { unsignable } }),
     async reportOutcomes(all) {
       if (all.length === 0) return [];
       // Folded before they are split into calls: a fan-out batch carries many outcomes, mostly
@@ -126,20 +60,19 @@ export function createWebhookClient(baseUrl: string, tokens: Pick<ServiceTokens,
       for (let i = 0; i < outcomes.length; i += OUTCOMES_PER_CALL) states.push(...(await reportFolded(outcomes.slice(i, i + OUTCOMES_PER_CALL))));
       return sentAs.map((i) => states[i]);
     },
-    close: () => dispatcher.close(),
+    close: () => webhook.close(),
   };
 
   async function reportFolded(outcomes: ReadonlyArray<{ endpointId: string; delivered: boolean }>): Promise<Array<EndpointState | undefined>> {
-    const res = await found(await call('POST', OUTCOMES_PATH, { outcomes: outcomes.map((o) => ({ webhookId: o.endpointId, delivered: o.delivered })) } satisfies z.input<typeof DeliveryOutcomesRequestSchema>), 'delivery outcomes');
-    if (!res) {
+    const answer = await webhook.found('internalDeliveryOutcomes', { body: { outcomes: outcomes.map((o) => ({ webhookId: o.endpointId, delivered: o.delivered })) } });
+    if (!answer) {
       // A webhook service from before the batched route (a rolling upgrade): one call each, in order.
       const states: Array<EndpointState | undefined> = [];
       for (const o of outcomes) states.push(await client.reportOutcome(o.endpointId, o.delivered));
       return states;
     }
-    const { results } = await json(res, OutcomesSchema);
-    if (results.length !== outcomes.length) throw new WebhookServiceUnavailable('the webhook service answered a different number of delivery outcomes');
-    return results.map((r) => r.state ?? undefined);
+    if (answer.results.length !== outcomes.length) throw new WebhookServiceUnavailable('the webhook service answered a different number of delivery outcomes');
+    return answer.results.map((r) => r.state ?? undefined);
   }
   return client;
 }

@@ -1,10 +1,6 @@
-import { Agent, request } from 'undici';
-import { InternalCampaignSchema, pathOf } from '@preflight/contract';
-import { outgoingTraceparent } from '@preflight/http';
 import type { ServiceTokens } from '@preflight/service-auth';
+import { internalClient } from '@preflight/service-kit';
 import type { CampaignEntry } from '../storage/campaign-entries.ts';
-
-// The campaign service's internal answer: InternalCampaignSchema (libs/contract, internal.ts).
 
 /** The campaign service could not give an answer we can use (down, timing out, or garbled). */
 export class CampaignServiceUnavailable extends Error {
@@ -22,38 +18,11 @@ const CONNECT_TIMEOUT_MS = 2_000;
 const RESPONSE_TIMEOUT_MS = 5_000;
 
 export function createCampaignClient(baseUrl: string, tokens: Pick<ServiceTokens, 'authorization'>): CampaignClient {
-  const dispatcher = new Agent({ connect: { timeout: CONNECT_TIMEOUT_MS }, headersTimeout: RESPONSE_TIMEOUT_MS, bodyTimeout: RESPONSE_TIMEOUT_MS });
-  const base = baseUrl.replace(/\/+$/, '');
-
+  const campaign = internalClient('campaign', { baseUrl, tokens, connectTimeoutMs: CONNECT_TIMEOUT_MS, timeoutMs: RESPONSE_TIMEOUT_MS, unavailable: CampaignServiceUnavailable });
   return {
     async fetchCampaign(campaignId) {
-      const traceparent = outgoingTraceparent();
-      let res;
-      try {
-        const authorization = await tokens.authorization('campaign');
-        res = await request(`${base}${pathOf('internalGetCampaign', { id: campaignId })}`, {
-          dispatcher,
-          headers: { accept: 'application/json', authorization, ...(traceparent ? { traceparent } : {}) },
-        });
-      } catch (err) {
-        throw new CampaignServiceUnavailable(`no answer: ${(err as Error).message}`, { cause: err });
-      }
-      if (res.statusCode === 404) {
-        await res.body.dump();
-        return undefined;
-      }
-      if (res.statusCode !== 200) {
-        await res.body.dump();
-        throw new CampaignServiceUnavailable(`answered ${res.statusCode}`);
-      }
-      let parsed;
-      try {
-        parsed = InternalCampaignSchema.safeParse(await res.body.json());
-      } catch (err) {
-        throw new CampaignServiceUnavailable(`unreadable answer: ${(err as Error).message}`, { cause: err });
-      }
-      if (!parsed.success) throw new CampaignServiceUnavailable('answered with an unexpected campaign shape');
-      const c = parsed.data;
+      const c = await campaign.found('internalGetCampaign', { params: { id: campaignId } });
+      if (!c) return undefined;
       return {
         campaignId: c.id.toLowerCase(),
         orgId: c.orgId.toLowerCase(),
@@ -64,6 +33,6 @@ export function createCampaignClient(baseUrl: string, tokens: Pick<ServiceTokens
         createdAt: new Date(c.createdAt),
       };
     },
-    close: () => dispatcher.close(),
+    close: () => campaign.close(),
   };
 }
