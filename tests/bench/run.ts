@@ -21,6 +21,8 @@
  *                      the chart's replicaCount)
  *   --integration-replicas=N  integration service processes in the integration benchmark
  *                      (default 2, the chart's replicaCount)
+ *   --rate=N           the delivery or integration benchmark's open-loop rate instead of the
+ *                      target's 100/s: like against like on a machine too slow for it; docs untouched
  * Exit status: 0 when the run completed (whether or not every target was met), 1 on an error.
  */
 import { mkdirSync } from 'node:fs';
@@ -47,6 +49,7 @@ const { values: args } = parseArgs({
     'delivery-replicas': { type: 'string' },
     'integration-replicas': { type: 'string' },
     scale: { type: 'string' },
+    rate: { type: 'string' },
   },
   strict: true,
 });

@@ -18,6 +18,8 @@ export interface BenchCliArgs {
   note?: string | undefined;
   'cpu-prof'?: string | undefined;
   'service-env'?: string[] | undefined;
+  /** The latency runs' open-loop rate instead of the target's (a comparison on a slower machine); docs untouched. */
+  rate?: string | undefined;
 }
 
 export const DOCS_FILE = path.join(REPO_ROOT, 'docs', 'benchmarks.md');
@@ -49,7 +51,7 @@ export async function runBenchEntry<R extends { checks: ReadonlyArray<{ target: 
   const { name, args, deadlineMs } = entry;
   const label = `bench:${name}`;
   const alone = args.only === name;
-  const write = !args.quick && !args['no-write'];
+  const write = !args.quick && !args['no-write'] && args.rate === undefined;
 
   const { add: addUndo, run: cleanup } = createCleanup(label, CLEANUP_DEADLINE_MS);
   const abort = async (reason: string, code: number): Promise<never> => {
@@ -100,6 +102,8 @@ export interface SystemCliSettings {
   logLevel?: string;
   cpuProfDir: string | undefined;
   replicas: number;
+  /** From `--rate`, when given. */
+  rate?: number;
 }
 
 /**
@@ -121,5 +125,10 @@ export function systemCliSettings<O extends string>(args: BenchCliArgs & { [K in
   }
   const cpuProfDir = args['cpu-prof'] ? path.resolve(args['cpu-prof']) : undefined;
   if (cpuProfDir) mkdirSync(cpuProfDir, { recursive: true });
-  return { serviceEnv, ...(serviceEnv.LOG_LEVEL ? { logLevel: serviceEnv.LOG_LEVEL } : {}), cpuProfDir, replicas };
+  const rate = args.rate !== undefined ? Number(args.rate) : undefined;
+  if (rate !== undefined && !(rate > 0)) {
+    console.error(`--rate takes a number > 0, not ${args.rate}`);
+    process.exit(2);
+  }
+  return { serviceEnv, ...(serviceEnv.LOG_LEVEL ? { logLevel: serviceEnv.LOG_LEVEL } : {}), cpuProfDir, replicas, ...(rate !== undefined ? { rate } : {}) };
 }
