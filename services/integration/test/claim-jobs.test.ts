@@ -5,7 +5,7 @@ import { createLogger } from '@preflight/log';
 import { TEST_DATABASE_URL, dropSchemas, isolatedName } from '@preflight/testing';
 import { migrations } from '../src/migrations/index.ts';
 import { insertConnection } from '../src/storage/connections.ts';
-import { claimJobs, enqueueJobs } from '../src/storage/jobs.ts';
+import { claimJobs, claimStatement, enqueueJobs } from '../src/storage/jobs.ts';
 import type { IntegrationDatabase } from '../src/storage/schema.ts';
 
 /**
@@ -92,4 +92,41 @@ describe('claimJobs', () => {
 
     expect((await claim(new Map())).jobs).toEqual([]);
   });
+
+  it('reads a few index entries of a connection whose backlog of thousands cannot run, not the backlog', async () => {
+    const hanging = await connection();
+    const neighbours = [await connection(), await connection()];
+    await queue(hanging, 5_000, 60_000);
+    for (const n of neighbours) await queue(n, 3, 1_000);
+    await sql`vacuum (analyze) jobs`.execute(db);
+
+    const q = claimStatement({ limit: 10, leaseMs: 60_000, perConnection: 4, slots: new Map([[hanging, 0]]) }).compile(db);
+    const plan = await db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      try {
+        const { rows } = await conn.executeQuery<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>({ ...q, sql: `explain (analyze, format json) ${q.sql}` });
+        return rows[0]!['QUERY PLAN'][0]!.Plan;
+      } finally {
+        await sql`rollback`.execute(conn);
+      }
+    });
+    const jobReads = nodesOf(plan).filter((n) => n['Relation Name'] === 'jobs' && n['Node Type'] !== 'ModifyTable');
+    expect(jobReads.some((n) => n['Node Type'].startsWith('Seq Scan'))).toBe(false);
+    // The skip scan meets each connection once, each neighbour gives its three jobs, the lock and
+    // the update touch the six claimed: tens of rows, where a walk in due order reads 5,000 (once
+    // per neighbour, when the planner read each neighbour's jobs through a due-order index).
+    const rowsRead = jobReads.reduce((sum, n) => sum + (n['Actual Rows'] + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0)) * n['Actual Loops'], 0);
+    expect(rowsRead).toBeLessThan(100);
+  });
 });
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+const nodesOf = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];

@@ -64,15 +64,26 @@ export interface Claim {
  * a connection again only when it changed, and a create says whether its link exists, so the
  * create does not ask again.
  */
-export async function claimJobs(
-  db: Kysely<IntegrationDatabase>,
-  opts: { limit: number; leaseMs: number; perConnection: number; slots: ReadonlyMap<string, number> },
-): Promise<Claim> {
+export async function claimJobs(db: Kysely<IntegrationDatabase>, opts: ClaimOptions): Promise<Claim> {
+  const { rows } = await claimStatement(opts).execute(db);
+  const jobs = rows.filter((r) => r.id !== null).map(({ chosen: _chosen, ...job }) => job as ClaimedJob);
+  return { jobs, contended: jobs.length < Number(rows[0]?.chosen ?? 0) };
+}
+
+export interface ClaimOptions {
+  limit: number;
+  leaseMs: number;
+  perConnection: number;
+  slots: ReadonlyMap<string, number>;
+}
+
+/** The claim's one statement (its plan is checked in test/claim-jobs.test.ts). */
+export function claimStatement(opts: ClaimOptions) {
   const limited = [...opts.slots.keys()];
   const counts = limited.map((id) => Math.max(0, opts.slots.get(id)!));
   const exclude = limited.filter((_, i) => counts[i] === 0);
   const live = sql`c.deleted_at is null and not c.paused and c.status <> 'needs-attention'`;
-  const { rows } = await sql<ClaimedJob & { chosen: string }>`
+  return sql<ClaimedJob & { chosen: string }>`
     with recursive queued(connection_id) as (
       (select connection_id from jobs where state = 'pending' order by connection_id limit 1)
       union all
@@ -126,9 +137,7 @@ export async function claimJobs(
                 c.updated_at as "connectionVersion",
                 case when j.action = 'create' then exists (select 1 from links l where l.connection_id = j.connection_id and l.issue_id = j.issue_id) end as linked
     )
-    select n.chosen, claimed.* from (select count(*) as chosen from chosen) n left join claimed on true`.execute(db);
-  const jobs = rows.filter((r) => r.id !== null).map(({ chosen: _chosen, ...job }) => job as ClaimedJob);
-  return { jobs, contended: jobs.length < Number(rows[0]?.chosen ?? 0) };
+    select n.chosen, claimed.* from (select count(*) as chosen from chosen) n left join claimed on true`;
 }
 
 /** A try's end: the job is finished (`done`/`failed`) or waits `delayMs` to run again. */
