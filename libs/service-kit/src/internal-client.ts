@@ -37,6 +37,8 @@ export interface InternalClientOptions {
   timeoutMs: number;
   /** To connect, when it should be shorter than `timeoutMs`. */
   connectTimeoutMs?: number;
+  /** The whole call at most, all three together (a caller that holds a page for the answer). */
+  deadlineMs?: number;
   /** The error a call throws when the owner gave no usable answer (each caller has its own, which its retries know). */
   unavailable: new (message: string, options?: ErrorOptions) => Error;
 }
@@ -68,6 +70,7 @@ export function internalClient<O extends ServiceName>(owner: O, opts: InternalCl
           ...(traceparent ? { traceparent } : {}),
         },
         ...(args.body !== undefined ? { body: JSON.stringify(args.body) } : {}),
+        ...(opts.deadlineMs !== undefined ? { signal: AbortSignal.timeout(opts.deadlineMs) } : {}),
       });
     } catch (err) {
       throw unavailable(`no answer from the ${owner} service: ${(err as Error).message}`, err);

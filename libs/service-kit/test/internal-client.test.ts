@@ -15,7 +15,8 @@ interface Seen {
 let server: Server;
 let base: string;
 const seen: Seen[] = [];
-let answer: (req: Seen) => { status: number; body?: string } = () => ({ status: 500 });
+/** `slowlyMs`: the headers after that long, the body as long again after them. */
+let answer: (req: Seen) => { status: number; body?: string; slowlyMs?: number } = () => ({ status: 500 });
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -25,8 +26,12 @@ beforeAll(async () => {
       const s = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       seen.push(s);
       const a = answer(s);
-      res.writeHead(a.status, a.body === undefined ? {} : { 'content-type': 'application/json' });
-      res.end(a.body);
+      const later = (f: () => void) => (a.slowlyMs ? setTimeout(f, a.slowlyMs) : f());
+      later(() => {
+        res.writeHead(a.status, a.body === undefined ? {} : { 'content-type': 'application/json' });
+        res.flushHeaders();
+        later(() => res.end(a.body));
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -35,8 +40,8 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 class Unavailable extends Error {}
-const clientOf = (baseUrl = base) =>
-  internalClient('webhook', { baseUrl, tokens: testTokens('delivery'), timeoutMs: 1_000, unavailable: Unavailable });
+const clientOf = (baseUrl = base, deadlineMs?: number) =>
+  internalClient('webhook', { baseUrl, tokens: testTokens('delivery'), timeoutMs: 1_000, ...(deadlineMs ? { deadlineMs } : {}), unavailable: Unavailable });
 
 describe('internalClient', () => {
   it('calls the manifest entry\'s method and path, signed for the owner, and answers the body its schema parses', async () => {
@@ -86,6 +91,20 @@ describe('internalClient', () => {
       await expect(down.found('internalGetWebhook', { params: { id: randomUUID() } })).rejects.toThrow(/no answer from the webhook service/);
     } finally {
       await down.close();
+    }
+  });
+
+  it('gives up on a call that is slower in all than its deadline, though each of its parts is within the timeout', async () => {
+    const id = randomUUID();
+    answer = () => ({ status: 200, body: JSON.stringify({ id, orgId: randomUUID(), isEnabled: true }), slowlyMs: 600 });
+    const patient = clientOf();
+    const hurried = clientOf(base, 900);
+    try {
+      expect(await patient.found('internalGetWebhook', { params: { id } })).toMatchObject({ id });
+      await expect(hurried.found('internalGetWebhook', { params: { id } })).rejects.toBeInstanceOf(Unavailable);
+    } finally {
+      await patient.close();
+      await hurried.close();
     }
   });
 });

@@ -244,6 +244,11 @@ export interface FeedMark {
   outstanding: number;
 }
 
+/** Share of the window outstanding at which the feed is paced by arrivals. */
+const FULL_WINDOW = 0.9;
+/** How long after the warm-up a feed that has not filled its window is measured anyway. */
+const MAX_EXTRA_WARMUP_MS = 30_000;
+
 /**
  * The sustained window: sends `batch` at a time whenever the work outstanding (sends × `units`
  * − arrivals since the start) leaves room for them within `feedWindow` and `room` allows (else
@@ -252,14 +257,9 @@ export interface FeedMark {
  * FULL_WINDOW full, so that the feed is paced by what arrives and the rate measured is what
  * the system sustains; a system that keeps up with everything `room` lets the feed send never
  * fills it, and is measured MAX_EXTRA_WARMUP_MS later. Measured while the window was still
- * filling, a system slower than the feed read as a growing backlog. `onStart` runs when the measured part starts; the state stays
- * live, and `settled` waits for the sends still in flight.
+ * filling, a system slower than the feed read as a growing backlog. `onStart` runs when the
+ * measured part starts; the state stays live, and `settled` waits for the sends still in flight.
  */
-/** Share of the window outstanding at which the feed is paced by arrivals. */
-const FULL_WINDOW = 0.9;
-/** How long after the warm-up a feed that has not filled its window is measured anyway. */
-const MAX_EXTRA_WARMUP_MS = 30_000;
-
 export async function feedWindow(o: {
   warmupS: number;
   durationS: number;

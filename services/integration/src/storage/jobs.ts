@@ -81,7 +81,6 @@ export interface ClaimOptions {
 export function claimStatement(opts: ClaimOptions) {
   const limited = [...opts.slots.keys()];
   const counts = limited.map((id) => Math.max(0, opts.slots.get(id)!));
-  const exclude = limited.filter((_, i) => counts[i] === 0);
   const live = sql`c.deleted_at is null and not c.paused and c.status <> 'needs-attention'`;
   return sql<ClaimedJob & { chosen: string }>`
     with recursive queued(connection_id) as (
@@ -90,11 +89,13 @@ export function claimStatement(opts: ClaimOptions) {
       select (select j.connection_id from jobs j where j.state = 'pending' and j.connection_id > q.connection_id order by j.connection_id limit 1)
         from queued q
        where q.connection_id is not null
+    ), limits as (
+      select * from unnest(${sql.val(limited)}::uuid[], ${sql.val(counts)}::int[]) as l(connection_id, slots)
     ), slots as (
-      select c.id as connection_id, coalesce(s.slots, ${opts.perConnection}::int) as slots
+      select c.id as connection_id, coalesce(l.slots, ${opts.perConnection}::int) as slots
         from queued q
         join connections c on c.id = q.connection_id
-        left join unnest(${sql.val(limited)}::uuid[], ${sql.val(counts)}::int[]) as s(connection_id, slots) on s.connection_id = c.id
+        left join limits l on l.connection_id = c.id
        where ${live}
     ), candidates as (
       (select j.id, j.connection_id, j.due_at
@@ -109,15 +110,16 @@ export function claimStatement(opts: ClaimOptions) {
       union all
       (select j.id, j.connection_id, j.due_at
          from jobs j join connections c on c.id = j.connection_id
-        where j.state = 'running' and j.lease_until < now() and ${live} and j.connection_id <> all(${sql.val(exclude)}::uuid[])
+        where j.state = 'running' and j.lease_until < now() and ${live}
+          and not exists (select 1 from limits l where l.connection_id = j.connection_id and l.slots = 0)
         order by j.lease_until
         limit ${opts.limit})
     ), chosen as (
       select id, connection_id
         from (select k.id, k.connection_id, k.due_at, row_number() over (partition by k.connection_id order by k.due_at, k.id) as nth,
-                     coalesce(s.slots, ${opts.perConnection}::int) as slots
+                     coalesce(l.slots, ${opts.perConnection}::int) as slots
                 from candidates k
-                left join unnest(${sql.val(limited)}::uuid[], ${sql.val(counts)}::int[]) as s(connection_id, slots) using (connection_id)) ranked
+                left join limits l using (connection_id)) ranked
        where nth <= slots
        order by due_at
        limit ${opts.limit}

@@ -5,7 +5,7 @@ import { internalClient } from '@preflight/service-kit';
 /** The delivery service takes at most this many ids per call. */
 export const STATS_IDS_PER_CALL = 500;
 
-/** The settings page waits for the numbers no longer than this (to connect, then for the answer); it then shows the list without them. */
+/** The settings page waits for the numbers no longer than this in all; it then shows the list without them. */
 const TIMEOUT_MS = 2_000;
 
 /** The delivery service gave no usable answer (down, too slow, or garbled). */
@@ -20,7 +20,7 @@ export interface DeliveryClient {
 }
 
 export function createDeliveryClient(baseUrl: string, tokens: Pick<ServiceTokens, 'authorization'>): DeliveryClient {
-  const delivery = internalClient('delivery', { baseUrl, tokens, timeoutMs: TIMEOUT_MS, unavailable: DeliveryServiceUnavailable });
+  const delivery = internalClient('delivery', { baseUrl, tokens, timeoutMs: TIMEOUT_MS, deadlineMs: TIMEOUT_MS, unavailable: DeliveryServiceUnavailable });
 
   async function statsOf(ids: readonly string[]): Promise<Record<string, EndpointStats>> {
     const answer = await delivery.call('internalEndpointStats', { body: { ids: [...ids] } });
