@@ -6,8 +6,11 @@ export interface ListenOptions {
   pool?: pg.Pool | undefined;
   url?: string | undefined;
   channel: string;
-  /** Called for every NOTIFY on the channel, and after every (re)connection: NOTIFYs sent while it was down are lost, so the caller drains then. */
-  onNotify: () => void;
+  /**
+   * Called for every NOTIFY on the channel with its payload, and after every (re)connection
+   * without one: NOTIFYs sent while it was down are lost, so the caller drains then.
+   */
+  onNotify: (payload?: string) => void;
   logger: Logger;
   /** Names the listener in its log lines ("outbox", "delivery"). */
   what: string;
@@ -44,7 +47,7 @@ export function listenFor(opts: ListenOptions): { close(): Promise<void> } {
       conn = await connect();
       const c = conn;
       c.client.on('notification', (n) => {
-        if (n.channel === opts.channel) opts.onNotify();
+        if (n.channel === opts.channel) opts.onNotify(n.payload);
       });
       c.client.on('error', (err) => {
         if (closed || current !== c) return;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Breakers, breakerThresholds } from '@preflight/breakers';
 import { startConsumer } from '@preflight/bus';
 import { allSubjects } from '@preflight/events';
@@ -60,7 +61,10 @@ export function integrationService(resolvers: IntegrationResolvers = {}): Servic
       );
       const linkOf = ({ issueId, campaignId }: { issueId: string; campaignId: string }) =>
         config.ISSUE_LINK_TEMPLATE.replaceAll('{issueId}', encodeURIComponent(issueId)).replaceAll('{campaignId}', encodeURIComponent(campaignId));
+      // Names the NOTIFYs of the jobs this replica's consumer queues, which its own worker claims first.
+      const replicaId = randomUUID();
       const worker = startJobWorker({
+        replicaId,
         db: database.db,
         pool: database.pool,
         logger,
@@ -83,7 +87,7 @@ export function integrationService(resolvers: IntegrationResolvers = {}): Servic
         filterSubjects: [allSubjects(config.EVENTS_SUBJECT_PREFIX)],
         concurrency: 4,
         wants: eventWanted(connected, config.EVENTS_SUBJECT_PREFIX),
-        batchHandler: eventJobsHandler(config.EVENTS_SUBJECT_PREFIX, logger),
+        batchHandler: eventJobsHandler(config.EVENTS_SUBJECT_PREFIX, logger, replicaId),
       });
       const ringHealth = startRingHealth({ db: database.db, keys: config.INTEGRATION_SECRET_KEYS, registry, logger, intervalMs: config.INTEGRATION_SECRET_CHECK_INTERVAL_MS });
       const retention = startRetention(database.db, config.INTEGRATION_ACTIVITY_RETENTION_DAYS, logger);

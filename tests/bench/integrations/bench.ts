@@ -81,6 +81,9 @@ export interface IntegrationMetrics {
   /** Event-loop delay of the replicas over the window (prom-client's default metrics, reset at each scrape): the worst replica's p99 and mean, ms. */
   loopLagP99Ms: number;
   loopLagMeanMs: number;
+  /** Claim statements per job run (every replica; `integration_claims_total`) and the share of them that took nothing. */
+  claimsPerRun: number;
+  emptyClaimShare: number;
 }
 
 /** The integration jobs table sampled over a window (every 250 ms). */
@@ -197,6 +200,11 @@ interface MetricsSnapshot {
   text: string[];
 }
 
+/** A window's claim statements per job run and the share of them that took nothing, as the reports print them. */
+export const fmtClaims = (m: Pick<IntegrationMetrics, 'claimsPerRun' | 'emptyClaimShare'>) => `${m.claimsPerRun.toFixed(2)} claims per job run (${Math.round(m.emptyClaimShare * 100)} % empty)`;
+
+const claimsOf = (claims: number, empty: number, runs: number) => ({ claimsPerRun: runs > 0 ? claims / runs : 0, emptyClaimShare: claims > 0 ? empty / claims : 0 });
+
 function metricsBetween(a: MetricsSnapshot, b: MetricsSnapshot): IntegrationMetrics {
   const total = (s: MetricsSnapshot, name: string, match?: (line: string) => boolean) => s.text.reduce((acc, t) => acc + metricSum(t, name, match), 0);
   const mean = (name: string, match?: (line: string) => boolean) =>
@@ -217,6 +225,9 @@ function metricsBetween(a: MetricsSnapshot, b: MetricsSnapshot): IntegrationMetr
     consumerLagEnd: Math.max(...b.text.map((t) => metricSum(t, 'consumer_lag'))),
     loopLagP99Ms: Math.max(...b.text.map((t) => metricSum(t, 'nodejs_eventloop_lag_p99_seconds'))) * 1000,
     loopLagMeanMs: Math.max(...b.text.map((t) => metricSum(t, 'nodejs_eventloop_lag_mean_seconds'))) * 1000,
+    ...claimsOf(total(b, 'integration_claims_total') - total(a, 'integration_claims_total'),
+      total(b, 'integration_claims_total', (l) => l.includes('result="empty"')) - total(a, 'integration_claims_total', (l) => l.includes('result="empty"')),
+      total(b, 'integration_call_duration_seconds_count') - total(a, 'integration_call_duration_seconds_count')),
   };
 }
 
@@ -491,7 +502,7 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
     log(`  ${phase.arrived}/${phase.expected} calls arrived (${phase.missing} missing), ${duplicates} duplicates, ${phase.refused} refused${open.problems.length ? `; PROBLEMS: ${open.problems.join(', ')}` : ''}`);
     log(`  others' p99 by ${TIMELINE_BUCKET_S} s of filing: ${phase.timeline.map((t) => t.othersP99.toFixed(1)).join(' · ')} ms; machine pauses ≥ ${REPORTED_PAUSE_MS} ms: ${phase.pauses.count}`);
     if (jobs) log(`  jobs: running mean ${jobs.runningMean.toFixed(0)}, max ${jobs.runningMax} (cap ${jobs.cap}); due and unclaimed mean ${jobs.dueMean.toFixed(0)}, max ${jobs.dueMax}${opts.hang ? ` (others); the hanging connection's due jobs up to ${jobs.hangingDueMax}` : ''}`);
-    log(`  service: mean job lag ${fmtAction(phase.metrics.lagMs)}, mean job run ${fmtAction(phase.metrics.runMs)}, event-loop delay p99 ${phase.metrics.loopLagP99Ms.toFixed(1)} ms, consumer ${phase.metrics.consumeMs.toFixed(1)} ms per transaction of ${phase.metrics.eventsPerTx.toFixed(1)} events`);
+    log(`  service: mean job lag ${fmtAction(phase.metrics.lagMs)}, mean job run ${fmtAction(phase.metrics.runMs)}, event-loop delay p99 ${phase.metrics.loopLagP99Ms.toFixed(1)} ms, consumer ${phase.metrics.consumeMs.toFixed(1)} ms per transaction of ${phase.metrics.eventsPerTx.toFixed(1)} events, ${fmtClaims(phase.metrics)}`);
     return phase;
   }
 
@@ -604,7 +615,7 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
         `drained in ${drainS.toFixed(1)} s, jobs due at the end ${phase.metrics!.jobsDueEnd}, consumer lag ${phase.metrics!.consumerLagEnd}; ${phase.errors} filing errors`,
     );
     if (jobs) log(`  jobs: running mean ${jobs.runningMean.toFixed(0)}, max ${jobs.runningMax} (cap ${jobs.cap}); due and unclaimed mean ${jobs.dueMean.toFixed(0)}, max ${jobs.dueMax}`);
-    log(`  service: mean job lag ${fmtAction(phase.metrics!.lagMs)}, mean job run ${fmtAction(phase.metrics!.runMs)}, event-loop delay p99 ${phase.metrics!.loopLagP99Ms.toFixed(1)} ms, consumer ${phase.metrics!.consumeMs.toFixed(1)} ms per transaction of ${phase.metrics!.eventsPerTx.toFixed(1)} events`);
+    log(`  service: mean job lag ${fmtAction(phase.metrics!.lagMs)}, mean job run ${fmtAction(phase.metrics!.runMs)}, event-loop delay p99 ${phase.metrics!.loopLagP99Ms.toFixed(1)} ms, consumer ${phase.metrics!.consumeMs.toFixed(1)} ms per transaction of ${phase.metrics!.eventsPerTx.toFixed(1)} events, ${fmtClaims(phase.metrics!)}`);
     return phase;
   }
 

@@ -246,8 +246,16 @@ export interface FeedMark {
 
 /** Share of the window outstanding at which the feed is paced by arrivals. */
 const FULL_WINDOW = 0.9;
-/** How long after the warm-up a feed that has not filled its window is measured anyway. */
+/**
+ * A feed that has not filled its window this long after the warm-up is measured once the
+ * outstanding work stopped growing (by less than FLAT_GROWTH of the window over FLAT_SPAN_MS):
+ * the system keeps up with all the feed can send. One still filling, however slowly, is waited
+ * for, up to MAX_FILL_WAIT_MS: measured then, it read as a growing backlog.
+ */
 const MAX_EXTRA_WARMUP_MS = 30_000;
+const FLAT_SPAN_MS = 5_000;
+const FLAT_GROWTH = 0.025;
+const MAX_FILL_WAIT_MS = 120_000;
 
 /**
  * The sustained window: sends `batch` at a time whenever the work outstanding (sends × `units`
@@ -256,8 +264,7 @@ const MAX_EXTRA_WARMUP_MS = 30_000;
  * The measured `durationS` starts once the warm-up of `warmupS` is over and the window is
  * FULL_WINDOW full, so that the feed is paced by what arrives and the rate measured is what
  * the system sustains; a system that keeps up with everything `room` lets the feed send never
- * fills it, and is measured MAX_EXTRA_WARMUP_MS later. Measured while the window was still
- * filling, a system slower than the feed read as a growing backlog. `onStart` runs when the
+ * fills it, and is measured once its outstanding work is flat (see MAX_EXTRA_WARMUP_MS). `onStart` runs when the
  * measured part starts; the state stays live, and `settled` waits for the sends still in flight.
  */
 export async function feedWindow(o: {
@@ -282,9 +289,20 @@ export async function feedWindow(o: {
   let lastSample = 0;
   const samples = new Samples();
   const inflight = new Set<Promise<void>>();
+  // (time, outstanding) every half second while waiting for the window to fill.
+  const filling: Array<[number, number]> = [];
+  const flat = (now: number) => {
+    if (filling.length === 0 || now - (filling.at(-1)?.[0] ?? 0) >= 500) filling.push([now, outstanding()]);
+    const past = filling.find(([t]) => t >= now - FLAT_SPAN_MS);
+    return past !== undefined && now - past[0] >= FLAT_SPAN_MS - 500 && outstanding() - past[1] < FLAT_GROWTH * o.feedWindow;
+  };
   while (performance.now() < windowEnd) {
     const now = performance.now();
-    if (!start && now >= warmupEnd && (outstanding() >= FULL_WINDOW * o.feedWindow || now >= warmupEnd + MAX_EXTRA_WARMUP_MS)) {
+    if (
+      !start &&
+      now >= warmupEnd &&
+      (outstanding() >= FULL_WINDOW * o.feedWindow || (now >= warmupEnd + MAX_EXTRA_WARMUP_MS && flat(now)) || now >= warmupEnd + MAX_FILL_WAIT_MS)
+    ) {
       start = mark();
       windowEnd = now + o.durationS * 1000;
       o.onStart();

@@ -36,7 +36,7 @@ export function passesSeverity(minSeverity: string | null, severity: string | nu
  * tracker issue per IssueCreated, a status sync per status change of a linked issue (except on
  * the tracker the change came from). Campaign events keep the campaign names messages show.
  */
-export function eventJobsHandler(subjectPrefix: string, logger: Logger): BatchEventHandler<IntegrationDatabase> {
+export function eventJobsHandler(subjectPrefix: string, logger: Logger, replicaId: string): BatchEventHandler<IntegrationDatabase> {
   return async (batch, trx) => {
     const events = batch.map((consumed) => {
       const kind = consumed.type ?? kindOfSubject(consumed.subject, subjectPrefix);
@@ -53,7 +53,7 @@ export function eventJobsHandler(subjectPrefix: string, logger: Logger): BatchEv
       const reached = (connections.get(event.message.orgId) ?? []).filter((c) => c.campaignIds === null || c.campaignIds.includes(event.message.campaignId));
       if (reached.length > 0) jobs.push(...(await jobsFor(trx, id, event, reached, names)));
     }
-    const queued = await enqueueJobs(trx, jobs);
+    const queued = await enqueueJobs(trx, jobs, replicaId);
     if (queued > 0) logger.debug({ events: batch.length, jobs: queued }, 'integration jobs queued');
   };
 }

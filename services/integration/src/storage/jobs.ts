@@ -18,9 +18,11 @@ export interface NewJob {
 
 /**
  * Queues jobs inside the caller's transaction (the consumer's, with its inbox row; the inbound
- * route's). A job already queued for the same cause is left alone. Notifies after commit.
+ * route's). A job already queued for the same cause is left alone. Notifies after commit, with
+ * `origin` (the queuing replica's id, job-worker.ts) as the payload: that replica claims at
+ * once, the others only a moment later, for what it could not take.
  */
-export async function enqueueJobs(trx: Transaction<IntegrationDatabase> | Kysely<IntegrationDatabase>, jobs: NewJob[]): Promise<number> {
+export async function enqueueJobs(trx: Transaction<IntegrationDatabase> | Kysely<IntegrationDatabase>, jobs: NewJob[], origin = ''): Promise<number> {
   if (jobs.length === 0) return 0;
   const rows = jobs.map((j) => sql`(${randomUUID()}::uuid, ${j.connectionId}::uuid, ${j.issueId}::uuid, ${j.action}, ${j.dedupeKey}, ${JSON.stringify(j.payload)}::jsonb)`);
   // The insert and its NOTIFY in one round trip (no notification when every job was there already).
@@ -30,7 +32,7 @@ export async function enqueueJobs(trx: Transaction<IntegrationDatabase> | Kysely
       on conflict (connection_id, dedupe_key) do nothing
       returning 1
     ), counted as (select count(*)::int as n from inserted)
-    select n, pg_notify(${JOBS_CHANNEL}, '') from counted where n > 0`.execute(trx);
+    select n, pg_notify(${JOBS_CHANNEL}, ${origin}::text) from counted where n > 0`.execute(trx);
   return counted[0]?.n ?? 0;
 }
 

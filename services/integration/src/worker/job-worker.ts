@@ -25,6 +25,8 @@ export interface JobWorkerOptions extends TryRules {
   perConnection: number;
   leaseMs: number;
   pollMs: number;
+  /** This replica's id: the payload of the NOTIFY its consumer's job inserts send (storage/jobs.ts). */
+  replicaId: string;
 }
 
 export interface JobWorker {
@@ -33,6 +35,35 @@ export interface JobWorker {
   stop(): Promise<void>;
 }
 
+
+/**
+ * How long a replica waits before it claims after jobs another replica queued: that replica
+ * claims them at once, so this claim only takes what it could not (its workers or the
+ * connection's slots were full), and the notifications of this time share one claim. Claiming
+ * at once, every replica raced for every job and most claims found nothing.
+ */
+export const FOREIGN_NOTIFY_DELAY_MS = 100;
+
+/**
+ * What a job NOTIFY starts: a claim now for jobs this replica queued (or of no known origin: an
+ * inbound hook, a reconnection), one claim `FOREIGN_NOTIFY_DELAY_MS` later for another's.
+ */
+export function notifyRouter(replicaId: string, claim: () => void, delayMs = FOREIGN_NOTIFY_DELAY_MS) {
+  let later: NodeJS.Timeout | undefined;
+  return {
+    onNotify(origin?: string): void {
+      if (!origin || origin === replicaId) return claim();
+      later ??= setTimeout(() => {
+        later = undefined;
+        claim();
+      }, delayMs);
+    },
+    close(): void {
+      clearTimeout(later);
+      later = undefined;
+    },
+  };
+}
 
 /**
  * The worker: claims due jobs (NOTIFY, a safety poll, and again as calls finish), runs each
@@ -105,6 +136,7 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
         const { jobs, contended } = await claimJobs(db, { limit, leaseMs: opts.leaseMs, perConnection: opts.perConnection, slots: limitedSlots() });
         // Another replica took some of the chosen jobs first: what it left is asked for again.
         backlog = jobs.length === limit || contended;
+        metrics.claims.inc({ result: jobs.length > 0 ? 'took' : 'empty' });
         if (jobs.length > 0) {
           await connections.refresh(jobs);
           for (const job of jobs) start(job, connections.get(job.connectionId));
@@ -167,7 +199,8 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
     results.record(result).catch((err: unknown) => log.error({ err: (err as Error).message, jobId: job.id }, 'recording a job result failed; its lease will expire and it runs again'));
   }
 
-  const listener = listenFor({ pool: opts.pool, channel: JOBS_CHANNEL, onNotify: () => void claim(), logger, what: 'integration jobs' });
+  const notifications = notifyRouter(opts.replicaId, () => void claim());
+  const listener = listenFor({ pool: opts.pool, channel: JOBS_CHANNEL, onNotify: notifications.onNotify, logger, what: 'integration jobs' });
   const poll = setInterval(() => void claim(), opts.pollMs);
   poll.unref();
   void claim();
@@ -177,6 +210,7 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
     async stop() {
       stopped = true;
       clearInterval(poll);
+      notifications.close();
       await listener.close();
       // Calls in flight finish and record their result; anything cut off is leased and runs again.
       await Promise.allSettled([...running]);

@@ -10,6 +10,7 @@ export function workerMetrics(registry: Registry, db: Kysely<IntegrationDatabase
       jobs: existing as Counter<'action' | 'outcome'>,
       callSeconds: registry.getSingleMetric('integration_call_duration_seconds') as Histogram<'kind' | 'action'>,
       lag: registry.getSingleMetric('integration_job_lag_seconds') as Histogram<'action'>,
+      claims: registry.getSingleMetric('integration_claims_total') as Counter<'result'>,
     };
   }
   const jobs = new Counter({
@@ -30,6 +31,12 @@ export function workerMetrics(registry: Registry, db: Kysely<IntegrationDatabase
     help: 'From a job being queued to a try of it starting, by action.',
     labelNames: ['action'],
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 120, 600, 3600],
+    registers: [registry],
+  });
+  const claims = new Counter({
+    name: 'integration_claims_total',
+    help: 'Claims of due jobs (one statement each), by result: took (at least one job) or empty.',
+    labelNames: ['result'],
     registers: [registry],
   });
   new Gauge({
@@ -54,5 +61,5 @@ export function workerMetrics(registry: Registry, db: Kysely<IntegrationDatabase
       if (row) this.set(Number(row.rows[0]?.n ?? 0));
     },
   });
-  return { jobs, callSeconds, lag };
+  return { jobs, callSeconds, lag, claims };
 }
