@@ -15,11 +15,30 @@ export interface BreakerOptions {
   rollingWindowMs: number;
 }
 
+/**
+ * An Error without a stack: breaker refusals and unhealthy results come in bursts (every due
+ * attempt of an endpoint whose breaker just opened), their stacks say nothing, and capturing
+ * one cost more than the rest of a refused attempt.
+ */
+function stackless<E extends Error>(make: () => E): E {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** Thrown inside the breaker for an unhealthy result, so opossum counts it; carries the result. */
 export class UnhealthyResult<T> extends Error {
   override readonly name = 'UnhealthyResult';
-  constructor(readonly result: T) {
+  private constructor(readonly result: T) {
     super('unhealthy result');
+  }
+
+  static of<T>(result: T): UnhealthyResult<T> {
+    return stackless(() => new UnhealthyResult(result));
   }
 }
 
@@ -28,9 +47,12 @@ export type BreakerState = 'closed' | 'open' | 'half-open';
 /** The breaker refused to let an attempt through (open, or half-open with its trial in flight). */
 export class BreakerOpen extends Error {
   override readonly name = 'BreakerOpen';
-  constructor() {
+  private constructor() {
     super('circuit breaker open');
   }
+
+  /** The one refusal: it carries nothing of its own. */
+  static readonly refusal = stackless(() => new BreakerOpen());
 }
 
 type Action = () => Promise<unknown>;
@@ -146,13 +168,14 @@ export class Breakers {
    */
   async fire<T>(key: string, action: () => Promise<T>): Promise<T> {
     const entry = this.#entry(key);
+    // What opossum would refuse (open, or half-open with its trial under way), refused here
+    // without its error and 'reject' event (neither is read).
+    if (!entry.breaker.closed && !entry.breaker.pendingClose) throw BreakerOpen.refusal;
     try {
       return (await entry.breaker.fire(action)) as T;
     } catch (err) {
       if (err instanceof UnhealthyResult) return err.result as T;
-      if ((err as NodeJS.ErrnoException).code === 'EOPENBREAKER') {
-        throw new BreakerOpen();
-      }
+      if ((err as NodeJS.ErrnoException).code === 'EOPENBREAKER') throw BreakerOpen.refusal;
       throw err;
     }
   }

@@ -229,7 +229,7 @@ export function attemptRunner(opts: AttemptRunnerOptions): AttemptRunner {
         const headers = deliveryHeaders({ keys: signingKeysOf(endpoint), eventType: row.event_type, envelopeId: row.event_id, attemptId, body });
         result = await opts.breakers.fire(row.endpoint_id, async () => {
           const r = await post(url, target, body, headers, { deadline, timeoutMs: opts.attemptTimeoutMs, agents });
-          if (r.unhealthy) throw new UnhealthyResult(r);
+          if (r.unhealthy) throw UnhealthyResult.of(r);
           return r;
         });
         outcome = result.delivered ? 'delivered' : 'failed';

@@ -176,7 +176,7 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
         try {
           return { ok: await runAction(opts.deps, job, connection) };
         } catch (err) {
-          if (providerErrorIn(err)?.kind === 'unavailable') throw new UnhealthyResult<Settled>({ err });
+          if (providerErrorIn(err)?.kind === 'unavailable') throw UnhealthyResult.of<Settled>({ err });
           return { err };
         }
       });
