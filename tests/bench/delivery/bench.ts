@@ -14,7 +14,7 @@ import { REPORTED_PAUSE_MS, watchMachinePauses, type PauseCount } from '../lib/m
 import { openLoop, type OpenLoopResult } from '../lib/open-loop.ts';
 import { rssSampler } from '../lib/rss.ts';
 import { Samples, summarise, type LatencySummary } from '../lib/stats.ts';
-import { withBenchClient } from '../lib/postgres.ts';
+import { vacuumSchemas, withBenchClient } from '../lib/postgres.ts';
 import { bareLoop, bucketOf, cutProfiles, feedWindow, metricValue, quiesce as settleGroups, ratio, StandInWorker, startBenchSystem, waitForCount } from '../lib/system-bench.ts';
 import { QUICK_SYSTEM_BENCH, serviceSettingsOf, systemBenchDefaults, type Check, type Cleanup, type SystemBenchSettings, type SystemReport, type ThroughputWindow } from '../lib/system-bench.ts';
 
@@ -243,10 +243,9 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
     }
   };
 
-  async function vacuumDeliveryTables(): Promise<void> {
-    const schema = sys.schemas.delivery;
-    await withBenchClient((client) => client.query(`vacuum (analyze) "${schema}".deliveries, "${schema}".delivery_attempts`));
-    log('vacuumed the delivery tables');
+  async function vacuumTables(): Promise<void> {
+    await vacuumSchemas(Object.values(sys.schemas));
+    log("vacuumed and analysed every service's tables");
   }
 
   /**
@@ -515,9 +514,9 @@ export async function runDelivery(s: DeliverySettings, onCleanup: Cleanup): Prom
   // The runs compared for the hanging endpoint start from the same table state: the phases
   // before leave tens of thousands of dead row versions, and autovacuum would otherwise clean
   // them up at a moment of its choosing, inside whichever window it happens to fall.
-  await vacuumDeliveryTables();
+  await vacuumTables();
   latency.push(await latencyPhase('control', `${s.endpoints} healthy endpoints again (control, just before the hanging run)`, s.compareDurationS));
-  await vacuumDeliveryTables();
+  await vacuumTables();
   const hang = await createWebhook(receivers.hangingPorts[0]!, 'hanging');
   log(`added webhook ${hang.id} → a receiver that never answers`);
   const hangAddedAt = Date.now();

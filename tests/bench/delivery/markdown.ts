@@ -70,8 +70,9 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
       '(one monotonic clock), duplicates dropped, warm-up excluded. Run 1 follows an unmeasured run of the same load, so that it, like the ' +
       'later runs, measures processes that have been working (just started, they ran at about half speed for several seconds and the ' +
       'backlog of those seconds filled the window). The control run and the run with a hanging endpoint each start right ' +
-      'after a `VACUUM (ANALYZE)` of the delivery tables (the phases before leave tens of thousands of dead row versions, which autovacuum ' +
-      'would otherwise clean up inside whichever window it fell); these two last ' + `${s.compareDurationS} s each (run 1: ${s.durationS} s), and the hanging run is compared with the control run, like against like.`,
+      "after a `VACUUM (ANALYZE)` of every service's tables (the phases before leave tens of thousands of dead row versions, which autovacuum " +
+      'would otherwise clean up inside whichever window it fell, and tables grown since the services prepared their statements, which ' +
+      'its analyses would have had them plan again); these two last ' + `${s.compareDurationS} s each (run 1: ${s.durationS} s), and the hanging run is compared with the control run, like against like.`,
   );
   out.push('');
   out.push(...systemPreamble(r, note));

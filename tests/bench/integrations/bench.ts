@@ -7,7 +7,7 @@ import { machineFacts } from '../lib/machine.ts';
 import { REPORTED_PAUSE_MS, watchMachinePauses, type PauseCount } from '../lib/machine-pauses.ts';
 import { openLoop, type OpenLoopResult } from '../lib/open-loop.ts';
 import { pgActivitySampler, type PgActivity } from '../lib/pg-activity.ts';
-import { withBenchClient } from '../lib/postgres.ts';
+import { vacuumSchemas, withBenchClient } from '../lib/postgres.ts';
 import { Samples, summarise, type LatencySummary } from '../lib/stats.ts';
 import { bareLoop, bucketOf, cutProfiles, feedWindow, metricSum, quiesce as settleGroups, ratio, sleep, StandInWorker, startBenchSystem, waitForCount } from '../lib/system-bench.ts';
 import { QUICK_SYSTEM_BENCH, serviceSettingsOf, systemBenchDefaults, type Check, type Cleanup, type SystemBenchSettings, type SystemReport, type ThroughputWindow } from '../lib/system-bench.ts';
@@ -351,12 +351,8 @@ export async function runIntegrations(s: IntegrationsSettings, onCleanup: Cleanu
     };
   };
   const vacuum = async () => {
-    const schema = sys.schemas.integration;
-    await withBenchClient(async (client) => {
-      const { rows } = await client.query<{ t: string }>('select tablename as t from pg_tables where schemaname = $1', [schema]);
-      await client.query(`vacuum (analyze) ${rows.map((r) => `"${schema}"."${r.t}"`).join(', ')}`);
-    });
-    log('vacuumed the integration tables');
+    await vacuumSchemas(Object.values(sys.schemas));
+    log("vacuumed and analysed every service's tables");
   };
 
   // Smoke: one issue reaches all four calls (also warms every path).

@@ -57,7 +57,7 @@ export function integrationsMarkdown(r: IntegrationsReport, command: string, not
       "(the chart's `replicaCount` is 2) sharing its schema and consumer. Latency = arrival at the stand-in − the moment the filing request was due " +
       '(open loop; both on the monotonic clock processes share), duplicates dropped, warm-up excluded. ' +
       `Run 1 follows an unmeasured run of ${s.warmRunS} s and a direct baseline; ` +
-      `the control run and the run with a hanging webhook each start right after a \`VACUUM (ANALYZE)\` of the integration tables and last ${s.compareDurationS} s (run 1: ${s.durationS} s).`,
+      `the control run and the run with a hanging webhook each start right after a \`VACUUM (ANALYZE)\` of every service's tables (as autovacuum would have done by then: the statements the services keep prepared are then planned again for the tables' present sizes) and last ${s.compareDurationS} s (run 1: ${s.durationS} s).`,
   );
   out.push('');
   const taken = Math.max(...[...r.latency.map((p) => p.cpu), ...r.throughput.map((t) => t.cpu)].map(coresTakenFromRun).filter(Number.isFinite));

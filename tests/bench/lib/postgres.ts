@@ -19,3 +19,16 @@ export function postgresVersion(): Promise<string> {
     return `PostgreSQL ${rows[0]!.v} (synchronous_commit=${rows[0]!.sc})`;
   });
 }
+
+/**
+ * `VACUUM (ANALYZE)` of every table in these schemas (the system's services), as autovacuum
+ * would have done by then (the machine's Postgres may run without it): run before each of two
+ * compared runs, so both start from the same state, and the statements the services keep
+ * prepared are planned again with the tables' present sizes, not those of the start.
+ */
+export async function vacuumSchemas(schemas: readonly string[]): Promise<void> {
+  await withBenchClient(async (client) => {
+    const { rows } = await client.query<{ s: string; t: string }>('select schemaname as s, tablename as t from pg_tables where schemaname = any($1)', [schemas]);
+    if (rows.length > 0) await client.query(`vacuum (analyze) ${rows.map((r) => `"${r.s}"."${r.t}"`).join(', ')}`);
+  });
+}
