@@ -5,7 +5,7 @@ import { createLogger } from '@preflight/log';
 import { TEST_DATABASE_URL, dropSchemas, isolatedName } from '@preflight/testing';
 import { migrations } from '../src/migrations/index.ts';
 import { insertConnection } from '../src/storage/connections.ts';
-import { claimJobs, claimStatement, enqueueJobs } from '../src/storage/jobs.ts';
+import { claimJobs, claimStatement, enqueueJobs, requeueExpiredLeases } from '../src/storage/jobs.ts';
 import type { IntegrationDatabase } from '../src/storage/schema.ts';
 
 /**
@@ -91,6 +91,54 @@ describe('claimJobs', () => {
     await queue(later, 2, -60_000);
 
     expect((await claim(new Map())).jobs).toEqual([]);
+  });
+
+  it('gives a job whose lease ran out back to the queue, and the next claim takes it', async () => {
+    const a = await connection();
+    await queue(a, 2, 1_000);
+    const first = await claim(new Map());
+    expect(first.jobs).toHaveLength(2);
+    // The replica that claimed them died: one lease runs out, the other still holds.
+    await sql`update jobs set lease_until = now() - interval '1 second' where id = ${first.jobs[0]!.id}::uuid`.execute(db);
+    expect((await claim(new Map())).jobs).toEqual([]);
+
+    expect(await requeueExpiredLeases(db)).toBe(1);
+    const again = await claim(new Map());
+    expect(again.jobs.map((j) => [j.id, j.attempts])).toEqual([[first.jobs[0]!.id, 2]]);
+  });
+
+  it('keeps reading by key with a plan made while the queue was empty, as its backlog grows', async () => {
+    const hanging = await connection();
+    const neighbour = await connection();
+    // A service that has run a while: thousands of finished jobs, none queued when analysed.
+    await queue(neighbour, 5_000, 60_000);
+    await sql`update jobs set state = 'done', finished_at = now()`.execute(db);
+    await sql`vacuum (analyze) jobs`.execute(db);
+    const q = claimStatement({ limit: 10, leaseMs: 60_000, perConnection: 4, slots: new Map([[hanging, 0]]) }).compile(db);
+    const rowsRead = await db.connection().execute(async (conn) => {
+      await sql`set plan_cache_mode = force_generic_plan`.execute(conn);
+      await conn.executeQuery({ ...q, sql: `prepare claim_plan as ${q.sql}` , parameters: [] });
+      const args = q.parameters.map((p) => (Array.isArray(p) ? `array[${p.map((v) => (typeof v === 'number' ? v : `'${String(v)}'`)).join(',')}]` : typeof p === 'number' ? String(p) : `'${String(p)}'`));
+      const types = ['uuid[]', 'int[]'];
+      const execute = (explain: boolean) =>
+        sql.raw<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`${explain ? 'explain (analyze, format json) ' : ''}execute claim_plan(${args.map((a, i) => (i < 2 ? `${a}::${types[i]}` : a)).join(', ')})`).execute(conn);
+      // Planned now, with nothing queued and analysed so; nothing analyses the table again.
+      await execute(false);
+      await queue(hanging, 2_000, 60_000);
+      await sql`update jobs set state = 'running', lease_until = now() + interval '1 minute' where connection_id = ${hanging}::uuid and id in (select id from jobs where connection_id = ${hanging}::uuid limit 500)`.execute(conn);
+      await queue(neighbour, 3, 1_000);
+      await sql`begin`.execute(conn);
+      try {
+        const plan = (await execute(true)).rows[0]!['QUERY PLAN'][0]!.Plan;
+        const reads = nodesOf(plan).filter((n) => n['Relation Name'] === 'jobs' && n['Node Type'] !== 'ModifyTable');
+        return reads.reduce((sum, n) => sum + (n['Actual Rows'] + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0)) * n['Actual Loops'], 0);
+      } finally {
+        await sql`rollback`.execute(conn);
+        await sql`deallocate claim_plan`.execute(conn);
+        await sql`reset plan_cache_mode`.execute(conn);
+      }
+    });
+    expect(rowsRead).toBeLessThan(100);
   });
 
   it('reads a few index entries of a connection whose backlog of thousands cannot run, not the backlog', async () => {

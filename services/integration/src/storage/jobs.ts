@@ -49,8 +49,8 @@ export interface Claim {
 }
 
 /**
- * Claims due jobs: pending ones whose time has come and running ones whose lease ran out (a
- * replica died mid-call), of live connections that are not paused or waiting for credentials.
+ * Claims due jobs: pending ones whose time has come (a job whose lease ran out comes back as
+ * pending, `requeueExpiredLeases`), of live connections that are not paused or waiting for credentials.
  * `slots` says how many more this replica may start for the connections it limits (its
  * concurrency cap minus the calls in flight, 1 while half-open); every other connection gets
  * `perConnection`. A connection with no slot is skipped, so its backlog costs nothing, and
@@ -100,22 +100,15 @@ export function claimStatement(opts: ClaimOptions) {
         left join limits l on l.connection_id = c.id
        where ${live}
     ), candidates as (
-      (select j.id, j.connection_id, j.due_at
-         from slots s
-        cross join lateral (
-          select j.id, j.connection_id, j.due_at
-            from jobs j
-           where j.connection_id = s.connection_id and j.state = 'pending' and j.due_at <= now()
-           order by j.due_at
-           limit s.slots) j
-        where s.slots > 0)
-      union all
-      (select j.id, j.connection_id, j.due_at
-         from jobs j join connections c on c.id = j.connection_id
-        where j.state = 'running' and j.lease_until < now() and ${live}
-          and not exists (select 1 from limits l where l.connection_id = j.connection_id and l.slots = 0)
-        order by j.lease_until
-        limit ${opts.limit})
+      select j.id, j.connection_id, j.due_at
+        from slots s
+       cross join lateral (
+         select j.id, j.connection_id, j.due_at
+           from jobs j
+          where j.connection_id = s.connection_id and j.state = 'pending' and j.due_at <= now()
+          order by j.due_at
+          limit s.slots) j
+       where s.slots > 0
     ), chosen as (
       select id, connection_id
         from (select k.id, k.connection_id, k.due_at, row_number() over (partition by k.connection_id order by k.due_at, k.id) as nth,
@@ -126,9 +119,12 @@ export function claimStatement(opts: ClaimOptions) {
        order by due_at
        limit ${opts.limit}
     ), locked as (
+      -- By key only: the state is checked as a CASE, which implies no partial index's predicate.
+      -- As a plain condition it let the planner read the chosen ids out of the pending-and-running
+      -- index, and a plan made while few jobs were queued (Postgres keeps it) walked a whole backlog.
       select j.id, j.connection_id
         from jobs j join chosen using (id)
-       where (j.state = 'pending' and j.due_at <= now()) or (j.state = 'running' and j.lease_until < now())
+       where case when j.state = 'pending' then j.due_at <= now() else false end
          for update of j skip locked
     ), claimed as (
       update jobs j
@@ -142,6 +138,16 @@ export function claimStatement(opts: ClaimOptions) {
                 case when j.action = 'create' then exists (select 1 from links l where l.connection_id = j.connection_id and l.issue_id = j.issue_id) end as linked
     )
     select n.chosen, claimed.* from (select count(*) as chosen from chosen) n left join claimed on true`;
+}
+
+/**
+ * Gives the jobs whose lease ran out (their replica died mid-call) back to the queue, due as
+ * they were, for the next claim. Run on the worker's poll, not in every claim: a claim then
+ * reads pending jobs only, and an expired lease is rare.
+ */
+export async function requeueExpiredLeases(db: Kysely<IntegrationDatabase>): Promise<number> {
+  const result = await sql`update jobs set state = 'pending', lease_until = null where state = 'running' and lease_until < now()`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }
 
 /** A try's end: the job is finished (`done`/`failed`) or waits `delayMs` to run again. */

@@ -5,7 +5,7 @@ import type { Logger } from '@preflight/log';
 import type { Registry } from 'prom-client';
 import { providerErrorIn } from '../outbound/safe-fetch.ts';
 import type { ConnectionRow } from '../storage/connections.ts';
-import { claimJobs, JOBS_CHANNEL, type ClaimedJob, type JobRow } from '../storage/jobs.ts';
+import { claimJobs, JOBS_CHANNEL, requeueExpiredLeases, type ClaimedJob, type JobRow } from '../storage/jobs.ts';
 import { ConnectionRows } from './connection-rows.ts';
 import type { IntegrationDatabase } from '../storage/schema.ts';
 import { runAction, type ActionDeps } from './actions.ts';
@@ -201,7 +201,12 @@ export function startJobWorker(opts: JobWorkerOptions): JobWorker {
 
   const notifications = notifyRouter(opts.replicaId, () => void claim());
   const listener = listenFor({ pool: opts.pool, channel: JOBS_CHANNEL, onNotify: notifications.onNotify, logger, what: 'integration jobs' });
-  const poll = setInterval(() => void claim(), opts.pollMs);
+  // The poll also gives expired leases (a replica died mid-call) back to the queue.
+  const poll = setInterval(() => {
+    requeueExpiredLeases(db)
+      .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'requeueing expired integration jobs failed; the next poll tries again'))
+      .finally(() => void claim());
+  }, opts.pollMs);
   poll.unref();
   void claim();
 
