@@ -158,7 +158,10 @@ export type JobSettlement =
 /**
  * The update that settles the tries of many jobs (a part of the results' one statement,
  * storage/try-results.ts). Only jobs still `running` change: a job whose lease ran out and
- * that another try took over is left to it.
+ * that another try took over is left to it. The jobs are found by key, the state checked in a
+ * CASE for the reason the claim's lock does (`claimStatement`): as a plain condition, a plan
+ * made while nothing was queued read them out of the pending-and-running index, walking a
+ * hanging connection's backlog in every batch of results.
  */
 export function settleJobsStatement(settlements: readonly JobSettlement[]): Statement {
   const rows = settlements.map((s) =>
@@ -175,7 +178,7 @@ export function settleJobsStatement(settlements: readonly JobSettlement[]): Stat
       last_error = v.error,
       attempts = greatest(j.attempts - v.uncount, 0)
     from (values ${sql.join(rows)}) as v(id, state, delay_ms, error, uncount)
-    where j.id = v.id and j.state = 'running'`;
+    where j.id = v.id and case when j.state = 'running' then true else false end`;
 }
 
 /** Whether a create for this issue is still to run on the connection (a status sync waits for it). */
