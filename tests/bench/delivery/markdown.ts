@@ -119,7 +119,7 @@ export function deliveryMarkdown(r: DeliveryReport, command: string, note: strin
   out.push('');
   out.push(
     `Each delivery replica holds at most \`DELIVERY_MAX_CONCURRENCY_PER_ENDPOINT\` × endpoints attempts in flight (capped by \`DELIVERY_WORKERS\`); the bare loops use as many as all ${s.deliveryReplicas} replica${s.deliveryReplicas === 1 ? '' : 's'} together. ` +
-      'The sustained run publishes whenever fewer than the feed window of deliveries are outstanding (published × endpoints − arrived), so the system is never idle for want of work; the measured seconds start after the warm-up once the window is 90 % full, so the feed is paced by what arrives (for a system that keeps up with everything the feed sends: 30 s later or more, once the outstanding count grew by less than 2.5 % of the window over 5 s; 120 s at the latest); ' +
+      'The sustained run publishes whenever fewer than the feed window of deliveries are outstanding (published × endpoints − arrived), so the system is never idle for want of work; the measured seconds start after the warm-up once the window is 90 % full, so the feed is paced by what arrives (for a system that keeps up with everything the feed sends: 30 s later or more, once the outstanding count grew by less than 2.5 % of the window over 10 s; 120 s at the latest); ' +
       '"bounded" = the outstanding count grew by less than 10 % of the window over the measured seconds and everything arrived after publishing stopped.',
   );
   out.push('');

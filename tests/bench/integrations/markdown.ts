@@ -129,7 +129,7 @@ export function integrationsMarkdown(r: IntegrationsReport, command: string, not
   out.push('');
   out.push(
     `The sustained run files (at most ${s.fileConcurrency} requests in flight) whenever fewer than the feed window of calls are outstanding (filed issues × ${CALLS_PER_ISSUE} − arrivals), ` +
-      'so the system never waits for work; the measured seconds start after the warm-up once the window is 90 % full, so the feed is paced by what arrives (for a system that keeps up with everything the feed sends: 30 s later or more, once the outstanding count grew by less than 2.5 % of the window over 5 s; 120 s at the latest); "bounded" = the outstanding count grew by less than 10 % of the window over the measured seconds and every call arrived after filing stopped.',
+      'so the system never waits for work; the measured seconds start after the warm-up once the window is 90 % full, so the feed is paced by what arrives (for a system that keeps up with everything the feed sends: 30 s later or more, once the outstanding count grew by less than 2.5 % of the window over 10 s; 120 s at the latest); "bounded" = the outstanding count grew by less than 10 % of the window over the measured seconds and every call arrived after filing stopped.',
   );
   out.push('');
   out.push('### CPU (cores busy on average during each measured window)');

@@ -253,7 +253,7 @@ const FULL_WINDOW = 0.9;
  * for, up to MAX_FILL_WAIT_MS: measured then, it read as a growing backlog.
  */
 const MAX_EXTRA_WARMUP_MS = 30_000;
-const FLAT_SPAN_MS = 5_000;
+const FLAT_SPAN_MS = 10_000;
 const FLAT_GROWTH = 0.025;
 const MAX_FILL_WAIT_MS = 120_000;
 
