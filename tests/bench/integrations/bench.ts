@@ -207,8 +207,8 @@ const claimsOf = (claims: number, empty: number, runs: number) => ({ claimsPerRu
 
 function metricsBetween(a: MetricsSnapshot, b: MetricsSnapshot): IntegrationMetrics {
   const total = (s: MetricsSnapshot, name: string, match?: (line: string) => boolean) => s.text.reduce((acc, t) => acc + metricSum(t, name, match), 0);
-  const mean = (name: string, match?: (line: string) => boolean) =>
-    ((total(b, `${name}_sum`, match) - total(a, `${name}_sum`, match)) / (total(b, `${name}_count`, match) - total(a, `${name}_count`, match))) * 1000;
+  const delta = (name: string, match?: (line: string) => boolean) => total(b, name, match) - total(a, name, match);
+  const mean = (name: string, match?: (line: string) => boolean) => (delta(`${name}_sum`, match) / delta(`${name}_count`, match)) * 1000;
   const lagMs: Record<string, number> = {};
   const runMs: Record<string, number> = {};
   for (const action of ACTIONS) {
@@ -220,14 +220,12 @@ function metricsBetween(a: MetricsSnapshot, b: MetricsSnapshot): IntegrationMetr
     lagMs,
     runMs,
     consumeMs: mean('consumer_processing_duration_seconds'),
-    eventsPerTx: (total(b, 'consumer_batch_size_sum') - total(a, 'consumer_batch_size_sum')) / (total(b, 'consumer_batch_size_count') - total(a, 'consumer_batch_size_count')),
+    eventsPerTx: delta('consumer_batch_size_sum') / delta('consumer_batch_size_count'),
     jobsDueEnd: Math.max(...b.text.map((t) => metricSum(t, 'integration_jobs_due'))),
     consumerLagEnd: Math.max(...b.text.map((t) => metricSum(t, 'consumer_lag'))),
     loopLagP99Ms: Math.max(...b.text.map((t) => metricSum(t, 'nodejs_eventloop_lag_p99_seconds'))) * 1000,
     loopLagMeanMs: Math.max(...b.text.map((t) => metricSum(t, 'nodejs_eventloop_lag_mean_seconds'))) * 1000,
-    ...claimsOf(total(b, 'integration_claims_total') - total(a, 'integration_claims_total'),
-      total(b, 'integration_claims_total', (l) => l.includes('result="empty"')) - total(a, 'integration_claims_total', (l) => l.includes('result="empty"')),
-      total(b, 'integration_call_duration_seconds_count') - total(a, 'integration_call_duration_seconds_count')),
+    ...claimsOf(delta('integration_claims_total'), delta('integration_claims_total', (l) => l.includes('result="empty"')), delta('integration_call_duration_seconds_count')),
   };
 }
 
